@@ -1,0 +1,275 @@
+//! `#[covcheck]`: expands a property function into a `#[test]` that hands a
+//! non-generic closure to `covcheck_rt::__private::run_test`.
+//!
+//! The original function is kept, renamed, inside the test, so its body,
+//! `return`s and `?`s work unchanged; the closure generates each argument
+//! (with its `Generate` impl, or the generator given by `#[generate(expr)]`),
+//! records their `Debug` renderings when asked, and calls it.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Error, FnArg, ItemFn, Meta, Pat, ReturnType, Token, Type};
+
+/// Attribute arguments, checked at compile time.
+#[derive(Default)]
+struct Options {
+    cases: Option<TokenStream>,
+    size: Option<TokenStream>,
+    seed: Option<TokenStream>,
+    depth: Option<TokenStream>,
+}
+
+fn parse_options(args: TokenStream) -> syn::Result<Options> {
+    let mut options = Options::default();
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
+    for meta in metas {
+        let Meta::NameValue(pair) = &meta else {
+            return Err(Error::new(meta.span(), "expected `name = value`, e.g. `#[covcheck(cases = 1000)]`"));
+        };
+        let name = pair.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let value = &pair.value;
+        let slot = match name.as_str() {
+            "cases" => &mut options.cases,
+            "size" => &mut options.size,
+            "seed" => &mut options.seed,
+            "depth" => &mut options.depth,
+            _ => {
+                return Err(Error::new(
+                    pair.path.span(),
+                    "unknown covcheck option; expected `cases`, `size`, `seed` or `depth`",
+                ));
+            }
+        };
+        if slot.is_some() {
+            return Err(Error::new(pair.path.span(), format!("`{name}` is given twice")));
+        }
+        *slot = Some(quote!(#value));
+    }
+    Ok(options)
+}
+
+/// One property argument.
+struct Arg {
+    name: syn::Ident,
+    mutable: bool,
+    ty: Type,
+    generator: Option<syn::Expr>,
+}
+
+pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let options = parse_options(args)?;
+    let mut function: ItemFn = syn::parse2(item)?;
+    check_signature(&function)?;
+    let mut test_attrs = Vec::new();
+    for attr in &function.attrs {
+        if attr.path().is_ident("should_panic") {
+            return Err(Error::new(
+                attr.span(),
+                "#[should_panic] cannot be used with #[covcheck]: a property must hold for every input, and \
+                 its failures are shrunk and reported. To check that code panics, assert it inside the \
+                 property with `std::panic::catch_unwind`",
+            ));
+        }
+        if attr.path().is_ident("test") {
+            return Err(Error::new(attr.span(), "#[covcheck] already makes this function a test; remove #[test]"));
+        }
+        test_attrs.push(attr.clone());
+    }
+    let args = collect_args(&mut function)?;
+
+    let name = function.sig.ident.clone();
+    let vis = function.vis.clone();
+    let body_name = format_ident!("__covcheck_property_{}", name);
+    function.sig.ident = body_name.clone();
+    function.attrs.clear();
+    function.vis = syn::Visibility::Inherited;
+
+    let generators = args.iter().enumerate().filter_map(|(n, arg)| {
+        let expr = arg.generator.as_ref()?;
+        let var = format_ident!("__covcheck_generator_{}", n);
+        Some(quote_spanned!(expr.span()=> let #var = #expr;))
+    });
+    let draws = args.iter().enumerate().map(|(n, arg)| {
+        let (ident, ty) = (&arg.name, &arg.ty);
+        let binding = if arg.mutable { quote!(mut #ident) } else { quote!(#ident) };
+        match &arg.generator {
+            Some(expr) => {
+                let var = format_ident!("__covcheck_generator_{}", n);
+                quote_spanned!(expr.span()=>
+                    let #binding: #ty = ::covcheck_rt::__private::Generator::generate(&#var, __covcheck_src);)
+            }
+            None => quote_spanned!(ty.span()=>
+                let #binding: #ty = <#ty as ::covcheck_rt::__private::Generate>::generate(__covcheck_src);),
+        }
+    });
+    let renders = args.iter().map(|arg| {
+        let ident = &arg.name;
+        let text = ident.to_string();
+        quote_spanned!(arg.ty.span()=> __covcheck_src.render_arg(#text, &#ident);)
+    });
+    let call_args = args.iter().map(|arg| &arg.name);
+    let call = match &function.sig.output {
+        ReturnType::Type(..) => quote! {
+            match #body_name(#(#call_args),*) {
+                ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
+                ::core::result::Result::Err(error) => ::core::result::Result::Err(::std::format!("Err({:?})", error)),
+            }
+        },
+        ReturnType::Default => quote! {
+            #body_name(#(#call_args),*);
+            ::core::result::Result::Ok(())
+        },
+    };
+    let option = |value: &Option<TokenStream>| match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (cases, size, seed, depth) =
+        (option(&options.cases), option(&options.size), option(&options.seed), option(&options.depth));
+    let name_text = name.to_string();
+
+    Ok(quote! {
+        #(#test_attrs)*
+        #[test]
+        #vis fn #name() {
+            #[allow(clippy::needless_pass_by_value)]
+            #function
+            #(#generators)*
+            let __covcheck_closure = |__covcheck_src: &mut ::covcheck_rt::__private::Source|
+                -> ::core::result::Result<(), ::std::string::String> {
+                #(#draws)*
+                if __covcheck_src.is_rendering() {
+                    #(#renders)*
+                }
+                #call
+            };
+            ::covcheck_rt::__private::run_test(
+                &::covcheck_rt::__private::PropertyInfo {
+                    name: #name_text,
+                    module_path: ::core::module_path!(),
+                    crate_root: ::core::env!("CARGO_MANIFEST_DIR"),
+                    package: ::core::env!("CARGO_PKG_NAME"),
+                    target: ::covcheck_rt::__private::Target::detect(
+                        ::core::option_env!("CARGO_TARGET_TMPDIR"),
+                        ::core::option_env!("CARGO_BIN_NAME"),
+                        ::core::env!("CARGO_CRATE_NAME"),
+                    ),
+                    attributes: ::covcheck_rt::__private::Attributes {
+                        cases: #cases,
+                        size: #size,
+                        seed: #seed,
+                        depth: #depth,
+                    },
+                },
+                &__covcheck_closure,
+            );
+        }
+    })
+}
+
+fn check_signature(function: &ItemFn) -> syn::Result<()> {
+    let sig = &function.sig;
+    if let Some(token) = &sig.asyncness {
+        return Err(Error::new(
+            token.span(),
+            "a #[covcheck] property cannot be `async`; make it a plain fn and block on the future inside \
+             (e.g. with your runtime's `block_on`)",
+        ));
+    }
+    if let Some(token) = &sig.constness {
+        return Err(Error::new(token.span(), "a #[covcheck] property cannot be `const`"));
+    }
+    if let Some(token) = &sig.unsafety {
+        return Err(Error::new(token.span(), "a #[covcheck] property cannot be `unsafe`; use an `unsafe` block inside"));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(Error::new(abi.span(), "a #[covcheck] property cannot have an `extern` ABI"));
+    }
+    if let Some(variadic) = &sig.variadic {
+        return Err(Error::new(variadic.span(), "a #[covcheck] property cannot be variadic"));
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let span = if sig.generics.params.is_empty() { sig.generics.where_clause.span() } else { sig.generics.params.span() };
+        return Err(Error::new(
+            span,
+            "a #[covcheck] property cannot be generic: covcheck must know each argument's concrete type \
+             to generate it. Write one property per type, each calling a generic helper",
+        ));
+    }
+    if let ReturnType::Type(_, ty) = &sig.output
+        && !is_unit(ty)
+        && !is_result(ty)
+    {
+        return Err(Error::new(
+            ty.span(),
+            "a #[covcheck] property must return `()` or `Result<(), E>` with `E: Debug`; \
+             assert on the value instead of returning it",
+        ));
+    }
+    Ok(())
+}
+
+fn is_unit(ty: &Type) -> bool {
+    matches!(ty, Type::Tuple(t) if t.elems.is_empty())
+}
+
+fn is_result(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Result"))
+}
+
+fn collect_args(function: &mut ItemFn) -> syn::Result<Vec<Arg>> {
+    let mut args = Vec::new();
+    for input in &mut function.sig.inputs {
+        let typed = match input {
+            FnArg::Receiver(receiver) => {
+                return Err(Error::new(
+                    receiver.span(),
+                    "a #[covcheck] property cannot take `self`: it must be a free function whose arguments \
+                     covcheck generates. Generate the receiver as an argument instead",
+                ));
+            }
+            FnArg::Typed(typed) => typed,
+        };
+        let mut generator = None;
+        let mut kept = Vec::new();
+        for attr in typed.attrs.drain(..) {
+            if attr.path().is_ident("generate") {
+                if generator.is_some() {
+                    return Err(Error::new(attr.span(), "`#[generate(...)]` is given twice for this argument"));
+                }
+                generator = Some(attr.parse_args::<syn::Expr>()?);
+            } else {
+                kept.push(attr);
+            }
+        }
+        if let Some(attr) = kept.first() {
+            return Err(Error::new(
+                attr.span(),
+                "unsupported attribute on a property argument; only `#[generate(<generator>)]` is allowed",
+            ));
+        }
+        let (name, mutable) = match &*typed.pat {
+            Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                (ident.ident.clone(), ident.mutability.is_some())
+            }
+            other => {
+                return Err(Error::new(
+                    other.span(),
+                    "each #[covcheck] argument needs a plain name (`x: T`), used to report its value; \
+                     destructure it inside the function body instead",
+                ));
+            }
+        };
+        args.push(Arg { name, mutable, ty: (*typed.ty).clone(), generator });
+    }
+    if args.is_empty() {
+        return Err(Error::new(
+            function.sig.ident.span(),
+            "a #[covcheck] property needs at least one argument to generate; use #[test] for a test without inputs",
+        ));
+    }
+    Ok(args)
+}

@@ -1,0 +1,150 @@
+//! Generation: turning choices into values.
+//!
+//! Two traits, for two jobs:
+//! - [`Generate`] is *the* way to make a value of a type. It is implemented for
+//!   std types ([`std_impls`]) and derived for user types with
+//!   `#[derive(Generate)]`, and it is what a property argument uses by default.
+//! - [`Generator`] is a *value* that generates: ranges, `one_of`, `map`,
+//!   `filter`, dependent and recursive generation ([`crate::generators`]). An
+//!   argument or field uses one with `#[generate(expr)]`.
+//!
+//! Both are pure functions of the [`Source`]'s choices, so shrinking and the
+//! seed store never need to know which was used.
+
+mod std_impls;
+
+use std::marker::PhantomData;
+use std::rc::Rc;
+
+use crate::source::Source;
+
+/// A type covcheck can generate. Derive it with `#[derive(Generate)]`.
+///
+/// Implementations must read all their randomness from `src`, and index zero
+/// of every draw must give the type's simplest value.
+pub trait Generate: Sized {
+    fn generate(src: &mut Source) -> Self;
+}
+
+/// A value that generates values of type `Value`: covcheck's strategies.
+pub trait Generator {
+    type Value;
+
+    fn generate(&self, src: &mut Source) -> Self::Value;
+
+    /// Applies `f` to every generated value. Shrinking still works on the
+    /// choices underneath, so the mapped value shrinks too.
+    fn map<U, F>(self, f: F) -> Map<Self, F>
+    where
+        Self: Sized,
+        F: Fn(Self::Value) -> U,
+    {
+        Map { inner: self, f }
+    }
+
+    /// Keeps only values for which `keep` holds. Each case retries up to
+    /// [`FILTER_TRIES`] times and is then rejected; a property whose cases are
+    /// mostly rejected fails with an explanation rather than running forever.
+    /// Prefer generating valid values directly (a range, a `map`).
+    fn filter<F>(self, keep: F) -> Filter<Self, F>
+    where
+        Self: Sized,
+        F: Fn(&Self::Value) -> bool,
+    {
+        Filter { inner: self, keep }
+    }
+
+    /// Dependent generation: generates a value, then generates from the
+    /// generator that `f` builds from it (e.g. a length, then a vector of it).
+    fn flat_map<G, F>(self, f: F) -> FlatMap<Self, F>
+    where
+        Self: Sized,
+        G: Generator,
+        F: Fn(Self::Value) -> G,
+    {
+        FlatMap { inner: self, f }
+    }
+
+    /// Type-erases the generator, e.g. to put several in a `one_of`.
+    fn boxed(self) -> BoxedGenerator<Self::Value>
+    where
+        Self: Sized + 'static,
+    {
+        BoxedGenerator(Rc::new(self))
+    }
+}
+
+/// How many times [`Generator::filter`] retries within one case.
+pub const FILTER_TRIES: usize = 100;
+
+/// A type-erased, cheaply clonable [`Generator`].
+pub struct BoxedGenerator<T>(Rc<dyn Generator<Value = T>>);
+
+impl<T> Clone for BoxedGenerator<T> {
+    fn clone(&self) -> Self {
+        BoxedGenerator(Rc::clone(&self.0))
+    }
+}
+
+impl<T> Generator for BoxedGenerator<T> {
+    type Value = T;
+    fn generate(&self, src: &mut Source) -> T {
+        self.0.generate(src)
+    }
+}
+
+/// The generator of [`crate::generators::any`]: [`Generate`] as a value.
+pub struct Any<T>(pub(crate) PhantomData<fn() -> T>);
+
+impl<T: Generate> Generator for Any<T> {
+    type Value = T;
+    fn generate(&self, src: &mut Source) -> T {
+        T::generate(src)
+    }
+}
+
+/// See [`Generator::map`].
+pub struct Map<G, F> {
+    inner: G,
+    f: F,
+}
+
+impl<G: Generator, U, F: Fn(G::Value) -> U> Generator for Map<G, F> {
+    type Value = U;
+    fn generate(&self, src: &mut Source) -> U {
+        (self.f)(self.inner.generate(src))
+    }
+}
+
+/// See [`Generator::filter`].
+pub struct Filter<G, F> {
+    inner: G,
+    keep: F,
+}
+
+impl<G: Generator, F: Fn(&G::Value) -> bool> Generator for Filter<G, F> {
+    type Value = G::Value;
+    fn generate(&self, src: &mut Source) -> G::Value {
+        for _ in 0..FILTER_TRIES {
+            let value = self.inner.generate(src);
+            if (self.keep)(&value) {
+                return value;
+            }
+        }
+        crate::property::reject(std::any::type_name::<F>())
+    }
+}
+
+/// See [`Generator::flat_map`].
+pub struct FlatMap<G, F> {
+    inner: G,
+    f: F,
+}
+
+impl<G: Generator, H: Generator, F: Fn(G::Value) -> H> Generator for FlatMap<G, F> {
+    type Value = H::Value;
+    fn generate(&self, src: &mut Source) -> H::Value {
+        let first = self.inner.generate(src);
+        (self.f)(first).generate(src)
+    }
+}

@@ -1,0 +1,167 @@
+//! Running one test case: generate the arguments from a [`Source`], call the
+//! property, and classify what happened as a [`Status`].
+//!
+//! Panics are caught in-process. A panic hook, installed once and chained to
+//! the previous one, records the message and location of panics raised while a
+//! case runs on this thread and keeps them off the terminal (a shrink can
+//! raise thousands); panics elsewhere go to the previous hook unchanged.
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+use crate::choice::{Choice, Span};
+use crate::source::Source;
+
+/// A property as the macro hands it over: generates its arguments from the
+/// source, records their renderings when asked, and runs the body. `Err`
+/// carries the `Debug` rendering of an `Err` the body returned.
+///
+/// Not generic on purpose: the campaign engine must not be monomorphised into
+/// (and instrumented with) the user's crate.
+pub type PropertyFn<'a> = dyn Fn(&mut Source) -> Result<(), String> + 'a;
+
+/// Where a failure came from. Shrinking only accepts candidates that fail at
+/// the same origin, so it never trades one bug for another.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    Panic { file: String, line: u32, column: u32 },
+    ReturnedErr,
+    /// A panic without location information.
+    Unknown,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Panic { file, line, column } => write!(f, "{file}:{line}:{column}"),
+            Origin::ReturnedErr => f.write_str("the property returned Err"),
+            Origin::Unknown => f.write_str("unknown location"),
+        }
+    }
+}
+
+/// A failing case's message and origin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub message: String,
+    pub origin: Origin,
+}
+
+/// What one case did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Passed,
+    /// Generation gave up (a filter or [`assume`] rejected it); not a failure.
+    Rejected(String),
+    Failed(Failure),
+}
+
+/// One executed test case: its choices, spans, status and (when requested)
+/// the rendering of each argument.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub choices: Vec<Choice>,
+    pub spans: Vec<Span>,
+    pub status: Status,
+    pub args: Option<Vec<(&'static str, String)>>,
+}
+
+impl Case {
+    /// The choice indices: what a seed stores and what replays this case.
+    pub fn indices(&self) -> Vec<u64> {
+        self.choices.iter().map(|c| c.index).collect()
+    }
+
+    pub fn failure(&self) -> Option<&Failure> {
+        match &self.status {
+            Status::Failed(failure) => Some(failure),
+            _ => None,
+        }
+    }
+}
+
+/// Runs `property` on `src`, recording argument renderings when `render`.
+pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case {
+    install_hook();
+    src.set_rendering(render);
+    CAPTURING.with(|c| c.set(true));
+    LAST_PANIC.with(|p| p.borrow_mut().take());
+    let result = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
+    CAPTURING.with(|c| c.set(false));
+    let status = match result {
+        Ok(Ok(())) => Status::Passed,
+        Ok(Err(message)) => Status::Failed(Failure { message, origin: Origin::ReturnedErr }),
+        Err(payload) => classify_panic(payload),
+    };
+    let args = src.take_rendered();
+    Case { choices: src.choices().to_vec(), spans: src.spans().to_vec(), status, args }
+}
+
+fn classify_panic(payload: Box<dyn Any + Send>) -> Status {
+    if let Some(rejection) = payload.downcast_ref::<Rejection>() {
+        return Status::Rejected(rejection.0.clone());
+    }
+    let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
+    Status::Failed(recorded.unwrap_or_else(|| Failure {
+        message: payload_text(payload.as_ref()),
+        origin: Origin::Unknown,
+    }))
+}
+
+fn payload_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "Box<dyn Any> (a panic with a non-string payload)".to_string()
+    }
+}
+
+/// The panic payload that rejects a case; see [`reject`].
+struct Rejection(String);
+
+/// Rejects the current case: it counts as neither pass nor failure. Used by
+/// [`crate::Generator::filter`] and [`assume`]. Unwinds without running the
+/// panic hook, so nothing is printed.
+pub fn reject(reason: &str) -> ! {
+    panic::resume_unwind(Box::new(Rejection(reason.to_string())))
+}
+
+/// Rejects the current case unless `condition` holds, like Hypothesis'
+/// `assume`. Too many rejections fail the property with an explanation; prefer
+/// generating valid inputs directly.
+pub fn assume(condition: bool) {
+    if !condition {
+        reject("assume(false)");
+    }
+}
+
+thread_local! {
+    static CAPTURING: Cell<bool> = const { Cell::new(false) };
+    static LAST_PANIC: RefCell<Option<Failure>> = const { RefCell::new(None) };
+}
+
+fn install_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !CAPTURING.with(Cell::get) {
+                return previous(info);
+            }
+            let message = info
+                .payload_as_str()
+                .map_or_else(|| payload_text(info.payload()), str::to_string);
+            let origin = info.location().map_or(Origin::Unknown, |l| Origin::Panic {
+                file: l.file().to_string(),
+                line: l.line(),
+                column: l.column(),
+            });
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(Failure { message, origin }));
+        }));
+    });
+}

@@ -1,0 +1,381 @@
+//! Shrinking: from a failing case to a minimal one, on the choice sequence.
+//!
+//! The shrinker knows nothing about the property's types. It edits the
+//! failing case's choice indices, replays each candidate, and keeps it when it
+//! (a) still fails at the same [`Origin`] — so shrinking never trades one bug
+//! for another — and (b) is smaller in shortlex order (fewer choices, then
+//! lexicographically smaller indices). Because index zero is the simplest value
+//! of every draw, smaller sequences render as simpler values. Every accepted
+//! step strictly decreases a well-founded order, so shrinking terminates; a
+//! budget of executions and time makes it stop early on huge inputs, with the
+//! best value so far.
+//!
+//! The passes, run in rounds until a round changes nothing (after Hypothesis):
+//!
+//! | pass | edit |
+//! |---|---|
+//! | `delete_spans` | remove a whole span (one collection element, one subtree) |
+//! | `truncate_and_delete_chunks` | cut the tail; remove 8, 4, 2 or 1 consecutive choices |
+//! | `zero_spans` | set every choice of a span to zero (the simplest sub-value) |
+//! | `replace_with_descendant` | replace a span by a nested span of the same label (a tree by its subtree) |
+//! | `minimize_choices` | binary-search each index down; signed integers shrink in magnitude, then try the negative |
+//! | `redistribute` | move one integer's value onto a later one, so the first can be deleted (`[600, 500]` → `[0, 1100]`) |
+//! | `lower_pairs` | lower two nearby choices by the same amount (keeps `x == y` failures failing) |
+//! | `sort_siblings` | swap adjacent sibling spans into lexicographic order |
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use crate::choice::{ChoiceKind, Span, shortlex_less};
+use crate::property::{Case, Origin, PropertyFn, execute};
+use crate::source::{Limits, Source};
+
+/// When shrinking gives up and reports the best value found so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShrinkBudget {
+    /// Property executions.
+    pub max_runs: usize,
+    pub max_time: Duration,
+}
+
+impl Default for ShrinkBudget {
+    fn default() -> Self {
+        ShrinkBudget { max_runs: 20_000, max_time: Duration::from_secs(60) }
+    }
+}
+
+/// The outcome of shrinking.
+#[derive(Clone, Debug)]
+pub struct Shrunk {
+    /// The smallest failing case found, replayed once more with argument
+    /// renderings.
+    pub case: Case,
+    /// Property executions spent shrinking.
+    pub runs: usize,
+    /// Number of candidates accepted.
+    pub steps: usize,
+    /// Set when the budget ran out before shrinking converged.
+    pub stopped_early: Option<String>,
+}
+
+/// Shrinks `failing` (a failed case of `property`).
+pub fn shrink(property: &PropertyFn<'_>, limits: Limits, failing: Case, budget: ShrinkBudget) -> Shrunk {
+    let origin = failing.failure().expect("only failing cases are shrunk").origin.clone();
+    let mut shrinker = Shrinker {
+        property,
+        limits,
+        origin,
+        best_indices: failing.indices(),
+        best: failing,
+        tried: HashSet::new(),
+        runs: 0,
+        steps: 0,
+        budget,
+        started: Instant::now(),
+    };
+    shrinker.run();
+    let stopped_early = shrinker.out_of_budget().then(|| {
+        format!(
+            "shrinking stopped after {} executions and {:.1} s (limits: {} executions, {} s); \
+             the value shown is the smallest found so far",
+            shrinker.runs,
+            shrinker.started.elapsed().as_secs_f64(),
+            budget.max_runs,
+            budget.max_time.as_secs()
+        )
+    });
+    let case = execute(property, Source::replay(shrinker.best_indices.clone(), limits), true);
+    Shrunk { case, runs: shrinker.runs, steps: shrinker.steps, stopped_early }
+}
+
+struct Shrinker<'a, 'p> {
+    property: &'a PropertyFn<'p>,
+    limits: Limits,
+    origin: Origin,
+    best: Case,
+    best_indices: Vec<u64>,
+    tried: HashSet<Vec<u64>>,
+    runs: usize,
+    steps: usize,
+    budget: ShrinkBudget,
+    started: Instant,
+}
+
+impl Shrinker<'_, '_> {
+    fn run(&mut self) {
+        loop {
+            let before = self.best_indices.clone();
+            self.delete_spans();
+            self.truncate_and_delete_chunks();
+            self.zero_spans();
+            self.replace_with_descendant();
+            self.minimize_choices();
+            self.redistribute();
+            self.lower_pairs();
+            self.sort_siblings();
+            if self.best_indices == before || self.out_of_budget() {
+                return;
+            }
+        }
+    }
+
+    fn out_of_budget(&self) -> bool {
+        self.runs >= self.budget.max_runs || self.started.elapsed() >= self.budget.max_time
+    }
+
+    /// Replays `candidate`; keeps it when it fails the same way and is smaller.
+    fn attempt(&mut self, candidate: Vec<u64>) -> bool {
+        if self.out_of_budget()
+            || !shortlex_less(&candidate, &self.best_indices)
+            || !self.tried.insert(candidate.clone())
+        {
+            return false;
+        }
+        self.runs += 1;
+        let case = execute(self.property, Source::replay(candidate, self.limits), false);
+        let same_failure = case.failure().is_some_and(|f| f.origin == self.origin);
+        let indices = case.indices();
+        if same_failure && shortlex_less(&indices, &self.best_indices) {
+            self.best = case;
+            self.best_indices = indices;
+            self.steps += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn with_index(&self, at: usize, index: u64) -> Vec<u64> {
+        let mut candidate = self.best_indices.clone();
+        candidate[at] = index;
+        candidate
+    }
+
+    /// The current best's spans, largest first.
+    fn spans_by_size(&self) -> Vec<Span> {
+        let mut spans = self.best.spans.clone();
+        spans.sort_by_key(|s| (std::cmp::Reverse(s.len()), s.start));
+        spans
+    }
+
+    /// Runs `edit` on each span of the current best, largest first; after a
+    /// success the span list is recomputed and the walk goes on where it was.
+    fn for_each_span(&mut self, mut edit: impl FnMut(&mut Self, Span) -> bool) {
+        let mut position = 0;
+        let mut spans = self.spans_by_size();
+        while position < spans.len() && !self.out_of_budget() {
+            if edit(self, spans[position]) {
+                spans = self.spans_by_size();
+            } else {
+                position += 1;
+            }
+        }
+    }
+
+    fn delete_spans(&mut self) {
+        self.for_each_span(|this, span| {
+            let mut candidate = this.best_indices.clone();
+            candidate.drain(span.start..span.end);
+            this.attempt(candidate)
+        });
+    }
+
+    fn truncate_and_delete_chunks(&mut self) {
+        let mut keep = self.best_indices.len() / 2;
+        while keep > 0 && self.attempt(self.best_indices[..keep].to_vec()) {
+            keep = self.best_indices.len() / 2;
+        }
+        for chunk in [8, 4, 2, 1] {
+            let mut start = self.best_indices.len().saturating_sub(chunk);
+            loop {
+                if start + chunk <= self.best_indices.len() {
+                    let mut candidate = self.best_indices.clone();
+                    candidate.drain(start..start + chunk);
+                    self.attempt(candidate);
+                }
+                if start == 0 || self.out_of_budget() {
+                    break;
+                }
+                start -= 1;
+            }
+        }
+    }
+
+    fn zero_spans(&mut self) {
+        self.for_each_span(|this, span| {
+            let slice = &this.best_indices[span.start..span.end];
+            if slice.iter().all(|&i| i == 0) {
+                return false;
+            }
+            let mut candidate = this.best_indices.clone();
+            candidate[span.start..span.end].fill(0);
+            this.attempt(candidate)
+        });
+    }
+
+    fn replace_with_descendant(&mut self) {
+        self.for_each_span(|this, outer| {
+            let inner_spans: Vec<Span> = this
+                .best
+                .spans
+                .iter()
+                .filter(|s| {
+                    s.label == outer.label
+                        && s.start >= outer.start
+                        && s.end <= outer.end
+                        && s.len() < outer.len()
+                })
+                .copied()
+                .collect();
+            inner_spans.into_iter().any(|inner| {
+                let mut candidate = this.best_indices[..outer.start].to_vec();
+                candidate.extend_from_slice(&this.best_indices[inner.start..inner.end]);
+                candidate.extend_from_slice(&this.best_indices[outer.end..]);
+                this.attempt(candidate)
+            })
+        });
+    }
+
+    fn minimize_choices(&mut self) {
+        let mut at = 0;
+        while at < self.best_indices.len() && !self.out_of_budget() {
+            self.minimize_at(at);
+            at += 1;
+        }
+    }
+
+    fn minimize_at(&mut self, at: usize) {
+        let choice = self.best.choices[at];
+        let current = choice.index;
+        if current == 0 || self.attempt(self.with_index(at, 0)) {
+            return;
+        }
+        match choice.kind {
+            ChoiceKind::Int { zigzag_limit } if current <= zigzag_limit => {
+                // Indices alternate -1, +1, -2, +2, ...: shrink the magnitude
+                // keeping the sign, then try the negative of equal magnitude.
+                let negative = current % 2 == 1;
+                let magnitude = current.div_ceil(2);
+                let encode = move |m: u64| if m == 0 { 0 } else { 2 * m - u64::from(negative) };
+                self.binary_search_down(at, magnitude, encode);
+                if !negative {
+                    let now = self.best_indices[at];
+                    if now > 0 {
+                        self.attempt(self.with_index(at, now - 1));
+                    }
+                }
+            }
+            _ => self.binary_search_down(at, current, |i| i),
+        }
+    }
+
+    /// Finds a small `x` in `1..high` for which setting choice `at` to
+    /// `encode(x)` still fails, assuming `encode(high)` fails and `encode(0)`
+    /// does not. The predicate need not be monotone; then this finds a local
+    /// minimum, which later rounds improve on.
+    fn binary_search_down(&mut self, at: usize, high: u64, encode: impl Fn(u64) -> u64) {
+        let (mut lo, mut hi) = (0, high);
+        while lo + 1 < hi && !self.out_of_budget() {
+            let mid = lo + (hi - lo) / 2;
+            if self.attempt(self.with_index(at, encode(mid))) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+    }
+
+    /// Integer choice positions of the current best.
+    fn int_positions(&self) -> Vec<usize> {
+        (0..self.best.choices.len())
+            .filter(|&i| matches!(self.best.choices[i].kind, ChoiceKind::Int { .. }))
+            .collect()
+    }
+
+    fn redistribute(&mut self) {
+        let positions = self.int_positions();
+        for (n, &i) in positions.iter().enumerate() {
+            for &j in positions.iter().skip(n + 1).take(8) {
+                if self.out_of_budget() || j >= self.best.choices.len() || self.best_indices[i] == 0 {
+                    break;
+                }
+                let (a, b) = (self.best.choices[i], self.best.choices[j]);
+                if a.kind != b.kind {
+                    continue;
+                }
+                let sum = to_signed(a.kind, a.index) + to_signed(b.kind, b.index);
+                if let Some(index) = from_signed(b.kind, b.max, sum) {
+                    let mut candidate = self.with_index(i, 0);
+                    candidate[j] = index;
+                    self.attempt(candidate);
+                }
+            }
+        }
+    }
+
+    fn lower_pairs(&mut self) {
+        let positions = self.int_positions();
+        for (n, &i) in positions.iter().enumerate() {
+            for &j in positions.iter().skip(n + 1).take(4) {
+                if self.out_of_budget() || j >= self.best_indices.len() {
+                    break;
+                }
+                let (xi, xj) = (self.best_indices[i], self.best_indices[j]);
+                let mut by = xi.min(xj);
+                while by > 0 {
+                    let mut candidate = self.with_index(i, xi - by);
+                    candidate[j] = xj - by;
+                    if self.attempt(candidate) {
+                        break;
+                    }
+                    by /= 2;
+                }
+            }
+        }
+    }
+
+    fn sort_siblings(&mut self) {
+        let mut n = 0;
+        while n < self.best.spans.len() && !self.out_of_budget() {
+            let a = self.best.spans[n];
+            n += 1;
+            let sibling = |b: &&Span| b.start == a.end && b.label == a.label && b.depth == a.depth;
+            let Some(b) = self.best.spans.iter().find(sibling).copied() else {
+                continue;
+            };
+            let first = &self.best_indices[a.start..a.end];
+            let second = &self.best_indices[b.start..b.end];
+            if shortlex_less(second, first) {
+                let mut candidate = self.best_indices[..a.start].to_vec();
+                candidate.extend_from_slice(second);
+                candidate.extend_from_slice(first);
+                candidate.extend_from_slice(&self.best_indices[b.end..]);
+                self.attempt(candidate);
+            }
+        }
+    }
+}
+
+/// The signed offset from the target that an integer index stands for.
+fn to_signed(kind: ChoiceKind, index: u64) -> i128 {
+    match kind {
+        ChoiceKind::Int { zigzag_limit } if index <= zigzag_limit => {
+            let magnitude = i128::from(index.div_ceil(2));
+            if index % 2 == 1 { -magnitude } else { magnitude }
+        }
+        _ => i128::from(index),
+    }
+}
+
+/// The index of a signed offset (inverse of [`to_signed`]), if representable.
+fn from_signed(kind: ChoiceKind, max: u64, value: i128) -> Option<u64> {
+    let index = match kind {
+        ChoiceKind::Int { zigzag_limit } if zigzag_limit > 0 => {
+            let index = if value < 0 { 2 * (-value) - 1 } else { 2 * value };
+            (index <= i128::from(zigzag_limit)).then_some(index)?
+        }
+        _ if value >= 0 => value,
+        _ => return None,
+    };
+    u64::try_from(index).ok().filter(|&i| i <= max)
+}

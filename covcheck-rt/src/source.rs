@@ -1,0 +1,369 @@
+//! [`Source`]: where generators get their choices from.
+//!
+//! A source either makes fresh choices with an RNG and the value heuristics
+//! (*random mode*), or replays a recorded sequence of indices (*replay mode*),
+//! which is how seeds are replayed and how every shrink candidate is tried.
+//! Either way it records every choice and the spans that group them, and that
+//! record is the test case's canonical form.
+//!
+//! Generators must be deterministic functions of the choices they read: given
+//! the same indices, the same value. Reading past the end of a replayed
+//! sequence yields index zero, the simplest value, so any prefix of a valid
+//! sequence — and any edit of one — still generates a value.
+
+use std::fmt::Debug;
+
+use crate::choice::{Choice, ChoiceKind, IntDomain, Span, char_from_index, char_index};
+use crate::heuristics;
+use crate::int::Int;
+use crate::rng::Rng;
+
+/// Bounds on how large a generated value may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest length of a collection or string whose own bound is larger.
+    pub max_len: usize,
+    /// Nesting depth past which collections are empty, options are `None` and
+    /// derived enums take their simplest variant, so recursive types terminate.
+    pub max_depth: u32,
+    /// Choices past this many read as zero: a hard cap on one case's size.
+    pub max_choices: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_len: 100, max_depth: 8, max_choices: 64 * 1024 }
+    }
+}
+
+enum Mode {
+    Random(Rng),
+    Replay(Vec<u64>),
+}
+
+/// The choices of one test case, made or replayed. See the module docs.
+pub struct Source {
+    mode: Mode,
+    choices: Vec<Choice>,
+    spans: Vec<Span>,
+    depth: u32,
+    limits: Limits,
+    rendered: Option<Vec<(&'static str, String)>>,
+}
+
+impl Source {
+    /// A source making fresh random choices from `seed`.
+    pub fn random(seed: u64, limits: Limits) -> Self {
+        Self::new(Mode::Random(Rng::new(seed)), limits)
+    }
+
+    /// A source replaying `indices` (then zeros).
+    pub fn replay(indices: Vec<u64>, limits: Limits) -> Self {
+        Self::new(Mode::Replay(indices), limits)
+    }
+
+    fn new(mode: Mode, limits: Limits) -> Self {
+        Source { mode, choices: Vec::new(), spans: Vec::new(), depth: 0, limits, rendered: None }
+    }
+
+    /// The choices made so far.
+    pub fn choices(&self) -> &[Choice] {
+        &self.choices
+    }
+
+    /// The spans closed so far.
+    pub fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// How deeply nested the current draw is (see [`Source::nested`]).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// True when this source makes fresh random choices.
+    pub fn is_random(&self) -> bool {
+        matches!(self.mode, Mode::Random(_))
+    }
+
+    /// Runs `plan` with the RNG in random mode; `None` when replaying. Use it to
+    /// decide *what to generate* (a target length, a nasty string) and then
+    /// record that decision through ordinary draws, so replay needs no plan.
+    pub fn plan<T>(&mut self, plan: impl FnOnce(&mut Rng) -> T) -> Option<T> {
+        match &mut self.mode {
+            Mode::Random(rng) => Some(plan(rng)),
+            Mode::Replay(_) => None,
+        }
+    }
+
+    /// The primitive draw: an index in `0..=max` of the given kind. In random
+    /// mode `random` picks it; in replay mode the next recorded index is used,
+    /// wrapped into range. Past [`Limits::max_choices`] it returns 0 and
+    /// records nothing.
+    pub fn draw(&mut self, kind: ChoiceKind, max: u64, random: impl FnOnce(&mut Rng) -> u64) -> u64 {
+        if self.choices.len() >= self.limits.max_choices {
+            return 0;
+        }
+        let wrap = |index: u64| match max.checked_add(1) {
+            Some(size) => index % size,
+            None => index,
+        };
+        let index = match &mut self.mode {
+            Mode::Random(rng) => wrap(random(rng)),
+            Mode::Replay(indices) => indices.get(self.choices.len()).map_or(0, |&i| wrap(i)),
+        };
+        self.choices.push(Choice { index, max, kind });
+        index
+    }
+
+    /// An integer in `lo..=hi`, shrinking towards the value closest to zero.
+    pub fn draw_int<T: Int>(&mut self, lo: T, hi: T) -> T {
+        assert!(lo.to_ordinal() <= hi.to_ordinal(), "empty range: lo > hi");
+        let domain = IntDomain::new(lo.to_ordinal(), hi.to_ordinal(), T::ZERO.to_ordinal());
+        let max = domain.max_index();
+        let pick = |rng: &mut Rng| heuristics::int_index(rng, &domain, T::BITS, T::SIGNED);
+        let index = if let Ok(max) = u64::try_from(max) {
+            let zigzag_limit = u64::try_from(domain.zigzag_limit()).unwrap_or(u64::MAX);
+            let kind = ChoiceKind::Int { zigzag_limit };
+            u128::from(self.draw(kind, max, |rng| pick(rng) as u64))
+        } else {
+            // A domain wider than 64 bits is recorded as two halves, high first,
+            // so that shrinking the high half shrinks the magnitude.
+            let kind = ChoiceKind::Int { zigzag_limit: 0 };
+            let mut planned = 0u128;
+            let high = self.draw(kind, (max >> 64) as u64, |rng| {
+                planned = pick(rng);
+                (planned >> 64) as u64
+            });
+            let low = self.draw(kind, u64::MAX, |_| planned as u64);
+            (u128::from(high) << 64) | u128::from(low)
+        };
+        T::from_ordinal(domain.ordinal(index))
+    }
+
+    pub fn draw_bool(&mut self) -> bool {
+        self.draw(ChoiceKind::Bool, 1, |rng| rng.at_most(1)) == 1
+    }
+
+    /// A variant index in `0..count`, where the first `leaves` variants are the
+    /// non-recursive ones (pass `count` when none recurses). Past
+    /// [`Limits::max_depth`] it is 0 without a draw.
+    pub fn draw_variant(&mut self, count: usize, leaves: usize) -> usize {
+        assert!(count > 0, "a choice among zero variants");
+        if count == 1 || (leaves < count && self.depth >= self.limits.max_depth) {
+            return 0;
+        }
+        let (depth, max_depth) = (self.depth, self.limits.max_depth);
+        let pick = |rng: &mut Rng| heuristics::variant(rng, count, leaves, depth, max_depth) as u64;
+        self.draw(ChoiceKind::Variant, count as u64 - 1, pick) as usize
+    }
+
+    /// A `char`: printable ASCII, nasty and multi-byte characters in random
+    /// mode; shrinks towards `'a'`.
+    pub fn draw_char(&mut self) -> char {
+        self.draw_char_planned(None)
+    }
+
+    fn draw_char_planned(&mut self, planned: Option<char>) -> char {
+        let max = crate::choice::CHAR_COUNT - 1;
+        let index = self.draw(ChoiceKind::Char, max, |rng| {
+            char_index(planned.unwrap_or_else(|| heuristics::char(rng)))
+        });
+        char_from_index(index)
+    }
+
+    /// A `String` of at most `max_len` characters.
+    pub fn draw_string(&mut self, max_len: usize) -> String {
+        let nasty = self.plan(heuristics::nasty_string).flatten();
+        let planned: Option<Vec<char>> = nasty.map(|s| s.chars().take(max_len).collect());
+        let mut out = String::new();
+        let label = label_of::<char>();
+        self.collection(0, max_len, planned.as_ref().map(Vec::len), label, |src, i| {
+            out.push(src.draw_char_planned(planned.as_ref().map(|p| p[i])));
+        });
+        out
+    }
+
+    /// An `f64`. Two choices: a *form* (0: an integer-valued float, 1: any bit
+    /// pattern) and its payload, so that shrinking first tries plain integers
+    /// like `0.0`, `1.0`, `-2.0` before arbitrary fractions, NaN or infinities.
+    pub fn draw_f64(&mut self) -> f64 {
+        let mut plan = (0, 0);
+        let form = self.draw(ChoiceKind::FloatForm, 1, |rng| {
+            plan = heuristics::f64_plan(rng);
+            plan.0
+        });
+        if form == 0 {
+            let payload = self.draw(ChoiceKind::FloatBits, (1 << 54) - 1, |_| plan.1);
+            signed_magnitude(payload)
+        } else {
+            f64::from_bits(self.draw(ChoiceKind::FloatBits, u64::MAX, |_| plan.1))
+        }
+    }
+
+    /// An `f32`, recorded like [`Source::draw_f64`].
+    pub fn draw_f32(&mut self) -> f32 {
+        let mut plan = (0, 0);
+        let form = self.draw(ChoiceKind::FloatForm, 1, |rng| {
+            plan = heuristics::f32_plan(rng);
+            plan.0
+        });
+        if form == 0 {
+            let payload = self.draw(ChoiceKind::FloatBits, (1 << 25) - 1, |_| plan.1);
+            signed_magnitude(payload) as f32
+        } else {
+            let bits = self.draw(ChoiceKind::FloatBits, u64::from(u32::MAX), |_| plan.1);
+            f32::from_bits(bits as u32)
+        }
+    }
+
+    /// Drives the generation of a collection of `min..=max` elements (`max` is
+    /// further capped by [`Limits::max_len`] and nesting depth). Each optional
+    /// element is preceded by a [`ChoiceKind::More`] flag, and flag plus element
+    /// form one span, so deleting a span removes exactly one element. `planned`
+    /// fixes the length in random mode; otherwise a heuristic length is chosen.
+    /// Returns the number of elements generated.
+    pub fn collection(
+        &mut self,
+        min: usize,
+        max: usize,
+        planned: Option<usize>,
+        label: u64,
+        mut element: impl FnMut(&mut Source, usize),
+    ) -> usize {
+        let mut max = max.min(self.limits.max_len.max(min));
+        if self.depth >= self.limits.max_depth {
+            max = min;
+        }
+        let depth = self.depth;
+        let target = planned.or_else(|| {
+            // Deeper collections are shorter, so that nested values stay small.
+            let cap = min.max(max >> depth.min(16));
+            self.plan(|rng| heuristics::length(rng, min, cap))
+        });
+        let mut len = 0;
+        loop {
+            let start = self.choices.len();
+            if len >= min {
+                if len >= max {
+                    break;
+                }
+                let wanted = target.is_some_and(|t| len < t);
+                if self.draw(ChoiceKind::More, 1, |_| u64::from(wanted)) == 0 {
+                    break;
+                }
+            }
+            self.depth += 1;
+            element(self, len);
+            self.depth -= 1;
+            self.close_span(start, label);
+            len += 1;
+        }
+        len
+    }
+
+    /// Runs `generate` one nesting level deeper and records its choices as one
+    /// span. Derived generators wrap every struct and enum in this, which is what
+    /// bounds recursion and lets shrinking replace a subtree by a subtree.
+    pub fn nested<T>(&mut self, label: u64, generate: impl FnOnce(&mut Source) -> T) -> T {
+        let start = self.choices.len();
+        self.depth += 1;
+        let value = generate(self);
+        self.depth -= 1;
+        self.close_span(start, label);
+        value
+    }
+
+    fn close_span(&mut self, start: usize, label: u64) {
+        let end = self.choices.len();
+        if end > start {
+            self.spans.push(Span { start, end, depth: self.depth, label });
+        }
+    }
+
+    /// Asks generated property code to record each argument's `Debug` rendering.
+    pub fn set_rendering(&mut self, on: bool) {
+        self.rendered = on.then(Vec::new);
+    }
+
+    /// True when argument renderings are being recorded.
+    pub fn is_rendering(&self) -> bool {
+        self.rendered.is_some()
+    }
+
+    /// Records an argument's rendering (a no-op unless rendering).
+    pub fn render_arg(&mut self, name: &'static str, value: &dyn Debug) {
+        if let Some(rendered) = &mut self.rendered {
+            let compact = format!("{value:?}");
+            let text = if compact.len() > 80 { format!("{value:#?}") } else { compact };
+            rendered.push((name, text));
+        }
+    }
+
+    /// The recorded renderings, in argument order.
+    pub fn take_rendered(&mut self) -> Option<Vec<(&'static str, String)>> {
+        self.rendered.take()
+    }
+}
+
+/// Decodes a float payload of form 0: magnitude in the high bits, sign in bit 0.
+fn signed_magnitude(payload: u64) -> f64 {
+    let magnitude = (payload >> 1) as f64;
+    if payload & 1 == 1 { -magnitude } else { magnitude }
+}
+
+/// A cheap label identifying a type within one process: the address of its
+/// type name. Labels only need to agree within a run (shrinking, splicing), not
+/// across builds, so hashing the name is unnecessary.
+pub fn label_of<T: ?Sized>() -> u64 {
+    std::any::type_name::<T>().as_ptr() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaying_recorded_choices_reproduces_the_value() {
+        for seed in 0..50 {
+            let mut random = Source::random(seed, Limits::default());
+            let generated = (random.draw_int(i64::MIN, i64::MAX), random.draw_string(20), random.draw_f64());
+            let indices = random.choices().iter().map(|c| c.index).collect();
+            let mut replay = Source::replay(indices, Limits::default());
+            let replayed = (replay.draw_int(i64::MIN, i64::MAX), replay.draw_string(20), replay.draw_f64());
+            assert_eq!(format!("{generated:?}"), format!("{replayed:?}"));
+        }
+    }
+
+    #[test]
+    fn empty_replay_gives_simplest_values() {
+        let mut src = Source::replay(Vec::new(), Limits::default());
+        assert_eq!(src.draw_int(-5i32, 5), 0);
+        assert_eq!(src.draw_int(3u8, 9), 3);
+        assert_eq!(src.draw_int(u128::MIN, u128::MAX), 0);
+        assert!(!src.draw_bool());
+        assert_eq!(src.draw_string(10), "");
+        assert_eq!(src.draw_f64(), 0.0);
+        assert_eq!(src.draw_char(), 'a');
+    }
+
+    #[test]
+    fn wide_integers_round_trip_through_two_choices() {
+        let mut src = Source::replay(vec![u64::MAX, u64::MAX], Limits::default());
+        assert_eq!(src.draw_int(i128::MIN, i128::MAX), i128::MIN);
+        assert_eq!(src.choices().len(), 2);
+    }
+
+    #[test]
+    fn choice_cap_ends_generation() {
+        let limits = Limits { max_choices: 5, ..Limits::default() };
+        let mut src = Source::random(1, limits);
+        let s = src.draw_string(1000);
+        assert!(s.chars().count() <= 3);
+        assert!(src.choices().len() <= 5);
+    }
+}

@@ -1,0 +1,252 @@
+//! The seed store: failing (and, later, covering) inputs saved next to the
+//! crate's source, one small human-readable TOML file each, replayed by every
+//! `cargo test` before any random case.
+//!
+//! Layout: `<crate>/covcheck-seeds/<module path>/<property>/<hash>.toml`, e.g.
+//! `covcheck-seeds/mycrate/tests/parses_back/e71eb185e2edcc4c.toml`. The
+//! directory comes from the property's *module path*, not its file, so moving
+//! a property between files keeps its seeds; the file name is a hash of the
+//! choices, so the same input is never stored twice.
+//!
+//! Files are written atomically (a temporary file in the same directory, then a
+//! rename) and covcheck never deletes one: a seed that no longer parses is
+//! reported with its path and left for a person to fix or remove.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::choice::content_hash;
+
+/// Version of the seed file format; files of other versions are refused with
+/// an explanation rather than misread.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Name of the directory, at the crate root, that holds all seeds.
+pub const SEEDS_DIR: &str = "covcheck-seeds";
+
+/// A seed file's contents.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedFile {
+    pub format: u32,
+    /// The property's full path, e.g. `mycrate::tests::p`.
+    pub property: String,
+    pub kind: SeedKind,
+    /// The choice indices, space-separated: what actually replays.
+    pub choices: String,
+    /// What went wrong when this input was found (failure seeds only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureRecord>,
+    /// How each argument rendered (`Debug`) when saved; used to warn when the
+    /// choices now generate something else.
+    #[serde(default, rename = "arg")]
+    pub args: Vec<ArgRecord>,
+}
+
+/// Why a seed was saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeedKind {
+    /// An input that made the property fail.
+    Failure,
+    /// An input kept because it covers code no other seed covers.
+    Covering,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureRecord {
+    pub message: String,
+    pub location: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgRecord {
+    pub name: String,
+    pub value: String,
+}
+
+impl SeedFile {
+    /// The choice indices, parsed from [`SeedFile::choices`].
+    pub fn indices(&self) -> Result<Vec<u64>, String> {
+        self.choices
+            .split_whitespace()
+            .map(|word| {
+                word.parse::<u64>().map_err(|_| {
+                    format!("`choices` must be whole numbers from 0 to {} separated by spaces; found `{word}`", u64::MAX)
+                })
+            })
+            .collect()
+    }
+
+    pub fn format_indices(indices: &[u64]) -> String {
+        let mut out = String::new();
+        for (n, index) in indices.iter().enumerate() {
+            if n > 0 {
+                out.push(' ');
+            }
+            let _ = write!(out, "{index}");
+        }
+        out
+    }
+}
+
+/// A seed read from disk.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    pub path: PathBuf,
+    pub file: SeedFile,
+    pub indices: Vec<u64>,
+}
+
+/// Why the seeds of a property could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SeedError {
+    #[error("cannot read seed directory or file {path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error(
+        "seed file {path} is not a valid covcheck seed: {problem}\n\
+         The file was left untouched. Fix it, or delete it if the input no longer matters \
+         (covcheck never deletes seeds by itself)."
+    )]
+    Invalid { path: PathBuf, problem: String },
+}
+
+/// The seeds of one property.
+#[derive(Clone, Debug)]
+pub struct SeedStore {
+    dir: PathBuf,
+}
+
+impl SeedStore {
+    /// The store of the property `name` in module `module_path` of the crate
+    /// rooted at `crate_root`.
+    pub fn new(crate_root: &Path, module_path: &str, name: &str) -> Self {
+        let mut dir = crate_root.join(SEEDS_DIR);
+        for segment in module_path.split("::") {
+            dir.push(segment);
+        }
+        dir.push(name);
+        SeedStore { dir }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// All seeds, in file name order. A missing directory means no seeds; an
+    /// unreadable or invalid file is an error naming it.
+    pub fn load(&self) -> Result<Vec<Seed>, SeedError> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(SeedError::Io { path: self.dir.clone(), source }),
+        };
+        let mut paths = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| SeedError::Io { path: self.dir.clone(), source })?;
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if !name.starts_with('.') && name.ends_with(".toml") && path.is_file() {
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        paths.into_iter().map(|path| read_seed(&path)).collect()
+    }
+
+    /// Saves `file` atomically as `<hash of its choices>.toml` and returns its
+    /// path. An identical seed already there is left as it is.
+    pub fn save(&self, file: &SeedFile) -> io::Result<PathBuf> {
+        let indices = file.indices().map_err(io::Error::other)?;
+        let path = self.dir.join(format!("{:016x}.toml", content_hash(&indices)));
+        if path.exists() {
+            return Ok(path);
+        }
+        fs::create_dir_all(&self.dir)?;
+        let body = toml::to_string(file).map_err(io::Error::other)?;
+        let text = format!(
+            "# A covcheck seed: `cargo test` replays it before any random case.\n\
+             # Commit it so the input stays tested. `choices` is what replays; the\n\
+             # rest records what it meant when it was saved.\n{body}"
+        );
+        let mut temp = tempfile::Builder::new().prefix(".seed-").suffix(".tmp").tempfile_in(&self.dir)?;
+        io::Write::write_all(&mut temp, text.as_bytes())?;
+        temp.as_file().sync_all()?;
+        temp.persist(&path).map_err(|e| e.error)?;
+        Ok(path)
+    }
+}
+
+fn read_seed(path: &Path) -> Result<Seed, SeedError> {
+    let invalid = |problem: String| SeedError::Invalid { path: path.to_path_buf(), problem };
+    let text = fs::read_to_string(path).map_err(|source| SeedError::Io { path: path.to_path_buf(), source })?;
+    let file: SeedFile = toml::from_str(&text).map_err(|e| invalid(e.to_string().trim_end().to_string()))?;
+    if file.format != FORMAT_VERSION {
+        return Err(invalid(format!(
+            "it has format version {}, but this covcheck reads version {FORMAT_VERSION}; \
+             upgrade covcheck-rt or regenerate the seed",
+            file.format
+        )));
+    }
+    let indices = file.indices().map_err(invalid)?;
+    Ok(Seed { path: path.to_path_buf(), file, indices })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> SeedFile {
+        SeedFile {
+            format: FORMAT_VERSION,
+            property: "demo::tests::p".into(),
+            kind: SeedKind::Failure,
+            choices: SeedFile::format_indices(&[12345, 0, u64::MAX]),
+            failure: Some(FailureRecord {
+                message: "assertion failed: x < 12345\nwith \"quotes\"".into(),
+                location: "src/lib.rs:3:5".into(),
+            }),
+            args: vec![ArgRecord { name: "x".into(), value: "12345".into() }],
+        }
+    }
+
+    #[test]
+    fn saves_and_loads_round_trip() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SeedStore::new(root.path(), "demo::tests", "p");
+        let path = store.save(&sample()).unwrap();
+        assert!(path.starts_with(root.path().join("covcheck-seeds/demo/tests/p")));
+        let seeds = store.load().unwrap();
+        assert_eq!(seeds.len(), 1);
+        assert_eq!(seeds[0].file, sample());
+        assert_eq!(seeds[0].indices, vec![12345, 0, u64::MAX]);
+        // Saving the same input again neither duplicates nor rewrites it.
+        assert_eq!(store.save(&sample()).unwrap(), path);
+        assert_eq!(fs::read_dir(store.dir()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn invalid_files_are_named_and_left_alone() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SeedStore::new(root.path(), "demo", "p");
+        fs::create_dir_all(store.dir()).unwrap();
+        let path = store.dir().join("bad.toml");
+        fs::write(&path, "format = 1\nchoices = \"12 x\"\n").unwrap();
+        let err = store.load().unwrap_err().to_string();
+        assert!(err.contains("bad.toml"), "{err}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "format = 1\nchoices = \"12 x\"\n");
+    }
+
+    #[test]
+    fn a_missing_directory_means_no_seeds() {
+        let root = tempfile::tempdir().unwrap();
+        assert!(SeedStore::new(root.path(), "demo", "p").load().unwrap().is_empty());
+    }
+}
