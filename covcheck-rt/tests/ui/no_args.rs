@@ -1,0 +1,6 @@
+use covcheck_rt::covcheck;
+
+#[covcheck]
+fn p() {}
+
+fn main() {}
