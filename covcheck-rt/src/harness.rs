@@ -147,7 +147,7 @@ fn save_failure(info: &PropertyInfo, store: &SeedStore, shrunk: &Shrunk) -> Resu
         format: FORMAT_VERSION,
         property: info.full_path(),
         kind: SeedKind::Failure,
-        choices: SeedFile::format_indices(&shrunk.case.indices()),
+        choices: SeedFile::format_indices(trim_trailing_zeros(&shrunk.case.indices())),
         failure: failure.map(|f| FailureRecord { message: f.message.clone(), location: f.origin.to_string() }),
         args: rendered_args(&shrunk.case),
     };
@@ -155,6 +155,13 @@ fn save_failure(info: &PropertyInfo, store: &SeedStore, shrunk: &Shrunk) -> Resu
         .save(&file)
         .map(|path| path.display().to_string())
         .map_err(|e| format!("could not save the seed in {}: {e}", store.dir().display()))
+}
+
+/// Trailing zero choices are implied (reading past the end yields zero), so
+/// seed files leave them out.
+fn trim_trailing_zeros(indices: &[u64]) -> &[u64] {
+    let len = indices.iter().rposition(|&i| i != 0).map_or(0, |last| last + 1);
+    &indices[..len]
 }
 
 fn rendered_args(case: &Case) -> Vec<ArgRecord> {

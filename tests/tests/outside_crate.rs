@@ -1,0 +1,141 @@
+//! End-to-end: a crate outside this workspace depends on `covcheck-rt` by
+//! path, as a user's crate would, and runs plain `cargo test` on it.
+//!
+//! Covers the seed lifecycle users rely on: a failure is shrunk, reported and
+//! saved beside the source; the next run replays the seed first; a fixed
+//! property passes and the seed stays; a corrupted seed fails the test with
+//! its path and is left untouched; and nothing of the campaign engine (LibAFL,
+//! C code) is built for plain `cargo test`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A scratch crate whose `src/lib.rs` holds `property`. Each test uses its
+/// own package name: cargo hashes path packages relative to their workspace,
+/// so two fixtures with one name would share (and race on) their build output.
+struct Fixture {
+    dir: tempfile::TempDir,
+    name: &'static str,
+}
+
+impl Fixture {
+    fn new(name: &'static str, property: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let rt = workspace_root().join("covcheck-rt");
+        let manifest = format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dev-dependencies]\ncovcheck-rt = {{ path = {:?} }}\n\n[workspace]\n",
+            rt.display().to_string()
+        );
+        fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+        // The workspace's lock file pins the same dependency versions, so the
+        // fixture builds from the cache without resolving anything new.
+        fs::copy(workspace_root().join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+        fs::create_dir(dir.path().join("src")).unwrap();
+        let fixture = Fixture { dir, name };
+        fixture.write_property(property);
+        fixture
+    }
+
+    fn write_property(&self, property: &str) {
+        let lib = format!("#[cfg(test)]\nmod tests {{\n    use covcheck_rt::covcheck;\n\n{property}\n}}\n");
+        fs::write(self.dir.path().join("src/lib.rs"), lib).unwrap();
+    }
+
+    /// Runs cargo with `args`; returns (success, stdout + stderr).
+    fn cargo(&self, args: &[&str]) -> (bool, String) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let output = Command::new(cargo)
+            .args(args)
+            .current_dir(self.dir.path())
+            // One target directory for all fixtures, kept between runs.
+            .env("CARGO_TARGET_DIR", workspace_root().join("target/e2e"))
+            .env_remove("COVCHECK_SEED")
+            .env_remove("COVCHECK_CASES")
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        (output.status.success(), text)
+    }
+
+    fn seed_dir(&self) -> PathBuf {
+        self.dir.path().join("covcheck-seeds").join(self.name).join("tests/p")
+    }
+
+    fn seed_files(&self) -> Vec<PathBuf> {
+        let dir = self.seed_dir();
+        let mut files: Vec<PathBuf> = match fs::read_dir(&dir) {
+            Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        };
+        files.sort();
+        files
+    }
+}
+
+const FAILING: &str = "    #[covcheck]\n    fn p(x: u64) {\n        assert!(x < 12345)\n    }";
+const FIXED: &str = "    #[covcheck]\n    fn p(x: u64) {\n        assert!(x.wrapping_sub(x) == 0)\n    }";
+
+#[test]
+fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
+    let fixture = Fixture::new("outside", FAILING);
+
+    let (passed, output) = fixture.cargo(&["test"]);
+    assert!(!passed, "the property fails:\n{output}");
+    assert!(output.contains("x = 12345"), "minimal value reported:\n{output}");
+    assert!(output.contains("assertion failed: x < 12345"), "original message:\n{output}");
+    assert!(output.contains("src/lib.rs:"), "original location:\n{output}");
+    assert!(output.contains("cargo test -p outside --lib -- tests::p --exact"), "rerun command:\n{output}");
+    let seeds = fixture.seed_files();
+    assert_eq!(seeds.len(), 1, "one seed saved:\n{output}");
+    assert!(output.contains(&seeds[0].display().to_string()), "seed path reported:\n{output}");
+    let seed_text = fs::read_to_string(&seeds[0]).unwrap();
+    assert!(seed_text.contains("choices = \"12345\""), "{seed_text}");
+
+    let (passed, output) = fixture.cargo(&["test"]);
+    assert!(!passed, "the seed keeps failing:\n{output}");
+    assert!(output.contains("replaying 1 saved seed(s)"), "{output}");
+    assert!(output.contains("failed on a saved seed"), "{output}");
+    assert!(output.contains(&seeds[0].display().to_string()), "{output}");
+
+    fixture.write_property(FIXED);
+    let (passed, output) = fixture.cargo(&["test"]);
+    assert!(passed, "the fixed property passes:\n{output}");
+    assert_eq!(fixture.seed_files(), seeds, "the seed is kept");
+    assert_eq!(fs::read_to_string(&seeds[0]).unwrap(), seed_text, "and unchanged");
+}
+
+#[test]
+fn a_corrupt_seed_fails_the_test_by_name_and_is_left_untouched() {
+    let fixture = Fixture::new("outside_corrupt", FIXED);
+    let dir = fixture.seed_dir();
+    fs::create_dir_all(&dir).unwrap();
+    let seed = dir.join("0123456789abcdef.toml");
+    let corrupt = "format = 1\nproperty = \"outside_corrupt::tests::p\"\nkind = \"failure\"\nchoices = \"12 banana\"\n";
+    fs::write(&seed, corrupt).unwrap();
+
+    let (passed, output) = fixture.cargo(&["test"]);
+    assert!(!passed, "a corrupt seed fails the test:\n{output}");
+    assert!(output.contains(&seed.display().to_string()), "names the file:\n{output}");
+    assert!(output.contains("banana"), "says what is wrong:\n{output}");
+    assert_eq!(fs::read_to_string(&seed).unwrap(), corrupt, "file untouched");
+}
+
+#[test]
+fn plain_cargo_test_builds_no_engine_and_no_c_code() {
+    let fixture = Fixture::new("outside_tree", FIXED);
+    let (ok, tree) = fixture.cargo(&["tree", "-e", "normal,build,dev", "--prefix", "none"]);
+    let tree = format!("\n{tree}");
+    assert!(ok, "{tree}");
+    assert!(tree.contains("covcheck-rt"), "{tree}");
+    // C code is built through these crates; pure-Rust `-sys` crates such as
+    // linux-raw-sys are fine.
+    for forbidden in ["libafl", "\ncc v", "\ncmake v", "\npkg-config v", "\nbindgen v"] {
+        assert!(!tree.contains(forbidden), "`{forbidden}` in the dependency tree:\n{tree}");
+    }
+}
