@@ -17,21 +17,28 @@ pub fn expand(mut input: DeriveInput) -> syn::Result<TokenStream> {
     let name = input.ident.clone();
     for param in &mut input.generics.params {
         if let GenericParam::Type(ty) = param {
-            ty.bounds.push(parse_quote!(::covcheck_rt::__private::Generate));
+            ty.bounds
+                .push(parse_quote!(::covcheck_rt::__private::Generate));
         }
     }
     let body = match &input.data {
         Data::Struct(data) => construct(quote!(Self), &data.fields)?,
         Data::Enum(data) => {
             if data.variants.is_empty() {
-                return Err(Error::new(name.span(), "cannot generate a value of an enum without variants"));
+                return Err(Error::new(
+                    name.span(),
+                    "cannot generate a value of an enum without variants",
+                ));
             }
             let mut variants: Vec<_> = data
                 .variants
                 .iter()
                 .enumerate()
                 .map(|(n, v)| {
-                    let recursive = v.fields.iter().any(|f| mentions(f.ty.to_token_stream(), &name));
+                    let recursive = v
+                        .fields
+                        .iter()
+                        .any(|f| mentions(f.ty.to_token_stream(), &name));
                     (recursive, if recursive { 0 } else { v.fields.len() }, n, v)
                 })
                 .collect();
@@ -64,7 +71,10 @@ pub fn expand(mut input: DeriveInput) -> syn::Result<TokenStream> {
             }
         }
         Data::Union(data) => {
-            return Err(Error::new(data.union_token.span(), "#[derive(Generate)] does not support unions"));
+            return Err(Error::new(
+                data.union_token.span(),
+                "#[derive(Generate)] does not support unions",
+            ));
         }
     };
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
@@ -87,7 +97,10 @@ fn construct(path: TokenStream, fields: &Fields) -> syn::Result<TokenStream> {
             for attr in &field.attrs {
                 if attr.path().is_ident("generate") {
                     if generator.is_some() {
-                        return Err(Error::new(attr.span(), "`#[generate(...)]` is given twice for this field"));
+                        return Err(Error::new(
+                            attr.span(),
+                            "`#[generate(...)]` is given twice for this field",
+                        ));
                     }
                     generator = Some(attr.parse_args::<syn::Expr>()?);
                 }

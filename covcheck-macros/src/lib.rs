@@ -14,7 +14,9 @@ use proc_macro::TokenStream;
 /// ```
 #[proc_macro_attribute]
 pub fn covcheck(args: TokenStream, item: TokenStream) -> TokenStream {
-    property::expand(args.into(), item.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+    property::expand(args.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 /// Derives `covcheck_rt::Generate` for a struct or enum. Enum variants are

@@ -27,9 +27,16 @@ fn parse_options(args: TokenStream) -> syn::Result<Options> {
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
     for meta in metas {
         let Meta::NameValue(pair) = &meta else {
-            return Err(Error::new(meta.span(), "expected `name = value`, e.g. `#[covcheck(cases = 1000)]`"));
+            return Err(Error::new(
+                meta.span(),
+                "expected `name = value`, e.g. `#[covcheck(cases = 1000)]`",
+            ));
         };
-        let name = pair.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let name = pair
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
         let value = &pair.value;
         let slot = match name.as_str() {
             "cases" => &mut options.cases,
@@ -44,7 +51,10 @@ fn parse_options(args: TokenStream) -> syn::Result<Options> {
             }
         };
         if slot.is_some() {
-            return Err(Error::new(pair.path.span(), format!("`{name}` is given twice")));
+            return Err(Error::new(
+                pair.path.span(),
+                format!("`{name}` is given twice"),
+            ));
         }
         *slot = Some(quote!(#value));
     }
@@ -74,7 +84,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             ));
         }
         if attr.path().is_ident("test") {
-            return Err(Error::new(attr.span(), "#[covcheck] already makes this function a test; remove #[test]"));
+            return Err(Error::new(
+                attr.span(),
+                "#[covcheck] already makes this function a test; remove #[test]",
+            ));
         }
         test_attrs.push(attr.clone());
     }
@@ -127,8 +140,12 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),
     };
-    let (cases, size, seed, depth) =
-        (option(&options.cases), option(&options.size), option(&options.seed), option(&options.depth));
+    let (cases, size, seed, depth) = (
+        option(&options.cases),
+        option(&options.size),
+        option(&options.seed),
+        option(&options.depth),
+    );
     let name_text = name.to_string();
 
     Ok(quote! {
@@ -180,19 +197,35 @@ fn check_signature(function: &ItemFn) -> syn::Result<()> {
         ));
     }
     if let Some(token) = &sig.constness {
-        return Err(Error::new(token.span(), "a #[covcheck] property cannot be `const`"));
+        return Err(Error::new(
+            token.span(),
+            "a #[covcheck] property cannot be `const`",
+        ));
     }
     if let Some(token) = &sig.unsafety {
-        return Err(Error::new(token.span(), "a #[covcheck] property cannot be `unsafe`; use an `unsafe` block inside"));
+        return Err(Error::new(
+            token.span(),
+            "a #[covcheck] property cannot be `unsafe`; use an `unsafe` block inside",
+        ));
     }
     if let Some(abi) = &sig.abi {
-        return Err(Error::new(abi.span(), "a #[covcheck] property cannot have an `extern` ABI"));
+        return Err(Error::new(
+            abi.span(),
+            "a #[covcheck] property cannot have an `extern` ABI",
+        ));
     }
     if let Some(variadic) = &sig.variadic {
-        return Err(Error::new(variadic.span(), "a #[covcheck] property cannot be variadic"));
+        return Err(Error::new(
+            variadic.span(),
+            "a #[covcheck] property cannot be variadic",
+        ));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        let span = if sig.generics.params.is_empty() { sig.generics.where_clause.span() } else { sig.generics.params.span() };
+        let span = if sig.generics.params.is_empty() {
+            sig.generics.where_clause.span()
+        } else {
+            sig.generics.params.span()
+        };
         return Err(Error::new(
             span,
             "a #[covcheck] property cannot be generic: covcheck must know each argument's concrete type \
@@ -238,7 +271,10 @@ fn collect_args(function: &mut ItemFn) -> syn::Result<Vec<Arg>> {
         for attr in typed.attrs.drain(..) {
             if attr.path().is_ident("generate") {
                 if generator.is_some() {
-                    return Err(Error::new(attr.span(), "`#[generate(...)]` is given twice for this argument"));
+                    return Err(Error::new(
+                        attr.span(),
+                        "`#[generate(...)]` is given twice for this argument",
+                    ));
                 }
                 generator = Some(attr.parse_args::<syn::Expr>()?);
             } else {
@@ -263,7 +299,12 @@ fn collect_args(function: &mut ItemFn) -> syn::Result<Vec<Arg>> {
                 ));
             }
         };
-        args.push(Arg { name, mutable, ty: (*typed.ty).clone(), generator });
+        args.push(Arg {
+            name,
+            mutable,
+            ty: (*typed.ty).clone(),
+            generator,
+        });
     }
     if args.is_empty() {
         return Err(Error::new(

@@ -113,7 +113,12 @@ impl IntDomain {
         assert!(lo <= hi, "empty integer domain");
         let target = zero.clamp(lo, hi);
         let both = (target - lo).min(hi - target);
-        IntDomain { lo, hi, target, both }
+        IntDomain {
+            lo,
+            hi,
+            target,
+            both,
+        }
     }
 
     /// The lowest and highest ordinal of the domain.
@@ -162,7 +167,11 @@ impl IntDomain {
             0
         } else if ordinal < self.target {
             let d = self.target - ordinal;
-            if d <= self.both { 2 * d - 1 } else { d + self.both }
+            if d <= self.both {
+                2 * d - 1
+            } else {
+                d + self.both
+            }
         } else {
             let d = ordinal - self.target;
             if d <= self.both { 2 * d } else { d + self.both }
@@ -206,10 +215,7 @@ mod tests {
     fn signed_indices_alternate_negative_first() {
         let d = i64_domain();
         let value = |i: u128| (d.ordinal(i) ^ (1 << 127)) as i128;
-        assert_eq!(
-            (0..5).map(value).collect::<Vec<_>>(),
-            vec![0, -1, 1, -2, 2]
-        );
+        assert_eq!((0..5).map(value).collect::<Vec<_>>(), vec![0, -1, 1, -2, 2]);
         assert_eq!(value(d.max_index()), i64::MIN as i128);
     }
 

@@ -36,7 +36,12 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { cases: DEFAULT_CASES, seed: None, limits: Limits::default(), shrink: ShrinkBudget::default() }
+        Config {
+            cases: DEFAULT_CASES,
+            seed: None,
+            limits: Limits::default(),
+            shrink: ShrinkBudget::default(),
+        }
     }
 }
 
@@ -49,19 +54,31 @@ impl Config {
     }
 
     /// [`Config::resolve`] with the environment given as a lookup function.
-    pub fn resolve_with(attributes: &Attributes, env: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+    pub fn resolve_with(
+        attributes: &Attributes,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, String> {
         let mut config = Config::default();
         let var = |name: &str| -> Result<Option<u64>, String> {
             env(name).map(|text| parse_number(&text).ok_or_else(|| {
                 format!("environment variable {name}={text:?} is not a number (decimal, or hex with 0x); unset it or fix it")
             })).transpose()
         };
-        config.cases = var("COVCHECK_CASES")?.map(|n| n as usize).or(attributes.cases).unwrap_or(config.cases);
+        config.cases = var("COVCHECK_CASES")?
+            .map(|n| n as usize)
+            .or(attributes.cases)
+            .unwrap_or(config.cases);
         config.seed = var("COVCHECK_SEED")?.or(attributes.seed);
-        if let Some(size) = var("COVCHECK_SIZE")?.map(|n| n as usize).or(attributes.size) {
+        if let Some(size) = var("COVCHECK_SIZE")?
+            .map(|n| n as usize)
+            .or(attributes.size)
+        {
             config.limits.max_len = size;
         }
-        if let Some(depth) = var("COVCHECK_DEPTH")?.map(|n| n as u32).or(attributes.depth) {
+        if let Some(depth) = var("COVCHECK_DEPTH")?
+            .map(|n| n as u32)
+            .or(attributes.depth)
+        {
             config.limits.max_depth = depth;
         }
         if let Some(secs) = var("COVCHECK_SHRINK_SECS")? {
@@ -86,13 +103,22 @@ mod tests {
 
     #[test]
     fn environment_overrides_attributes_which_override_defaults() {
-        let attrs = Attributes { cases: Some(10), seed: Some(5), ..Attributes::default() };
+        let attrs = Attributes {
+            cases: Some(10),
+            seed: Some(5),
+            ..Attributes::default()
+        };
         let config = Config::resolve_with(&attrs, |_| None).unwrap();
         assert_eq!((config.cases, config.seed), (10, Some(5)));
         let env = |name: &str| (name == "COVCHECK_SEED").then(|| "0xff".to_string());
         let config = Config::resolve_with(&attrs, env).unwrap();
         assert_eq!((config.cases, config.seed), (10, Some(255)));
-        assert_eq!(Config::resolve_with(&Attributes::default(), |_| None).unwrap().cases, DEFAULT_CASES);
+        assert_eq!(
+            Config::resolve_with(&Attributes::default(), |_| None)
+                .unwrap()
+                .cases,
+            DEFAULT_CASES
+        );
     }
 
     #[test]

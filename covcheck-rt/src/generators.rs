@@ -72,7 +72,10 @@ pub fn range<T: Int, R: RangeBounds<T>>(range: R) -> IntRange<T> {
     let hi = match range.end_bound() {
         Bound::Included(&hi) => hi,
         Bound::Excluded(&hi) => {
-            assert!(hi.to_ordinal() > lo.to_ordinal(), "covcheck: empty range {lo:?}..{hi:?}");
+            assert!(
+                hi.to_ordinal() > lo.to_ordinal(),
+                "covcheck: empty range {lo:?}..{hi:?}"
+            );
             T::from_ordinal(hi.to_ordinal() - 1)
         }
         Bound::Unbounded => T::MAX,
@@ -97,7 +100,10 @@ impl<T: Int> Generator for IntRange<T> {
 
 /// Floats in `lo..=hi` (both finite), shrinking towards `lo`.
 pub fn float_range(lo: f64, hi: f64) -> FloatRange {
-    assert!(lo.is_finite() && hi.is_finite() && lo <= hi, "covcheck: bad float range {lo}..={hi}");
+    assert!(
+        lo.is_finite() && hi.is_finite() && lo <= hi,
+        "covcheck: bad float range {lo}..={hi}"
+    );
     FloatRange { lo, hi }
 }
 
@@ -124,7 +130,10 @@ impl Generator for FloatRange {
 /// When `values` is empty.
 pub fn sampled_from<T: Clone>(values: impl Into<Vec<T>>) -> SampledFrom<T> {
     let values = values.into();
-    assert!(!values.is_empty(), "covcheck: sampled_from needs at least one value");
+    assert!(
+        !values.is_empty(),
+        "covcheck: sampled_from needs at least one value"
+    );
     SampledFrom(values)
 }
 
@@ -155,7 +164,10 @@ pub fn one_of<T>(generators: Vec<BoxedGenerator<T>>) -> Weighted<T> {
 /// When `choices` is empty or all weights are zero.
 pub fn weighted<T>(choices: Vec<(u32, BoxedGenerator<T>)>) -> Weighted<T> {
     let total: u64 = choices.iter().map(|(w, _)| u64::from(*w)).sum();
-    assert!(total > 0, "covcheck: weighted/one_of needs at least one choice with a weight above zero");
+    assert!(
+        total > 0,
+        "covcheck: weighted/one_of needs at least one choice with a weight above zero"
+    );
     Weighted { choices, total }
 }
 
@@ -169,17 +181,23 @@ impl<T> Generator for Weighted<T> {
     type Value = T;
     fn generate(&self, src: &mut Source) -> T {
         let count = self.choices.len();
-        let index = src.draw(crate::choice::ChoiceKind::Variant, count as u64 - 1, |rng| {
-            let mut ticket = rng.at_most(self.total - 1);
-            for (i, (weight, _)) in self.choices.iter().enumerate() {
-                if ticket < u64::from(*weight) {
-                    return i as u64;
+        let index = src.draw(
+            crate::choice::ChoiceKind::Variant,
+            count as u64 - 1,
+            |rng| {
+                let mut ticket = rng.at_most(self.total - 1);
+                for (i, (weight, _)) in self.choices.iter().enumerate() {
+                    if ticket < u64::from(*weight) {
+                        return i as u64;
+                    }
+                    ticket -= u64::from(*weight);
                 }
-                ticket -= u64::from(*weight);
-            }
-            0
-        });
-        src.nested(label_of::<Self>(), |src| self.choices[index as usize].1.generate(src))
+                0
+            },
+        );
+        src.nested(label_of::<Self>(), |src| {
+            self.choices[index as usize].1.generate(src)
+        })
     }
 }
 
@@ -212,7 +230,9 @@ impl<G: Generator> Generator for VecOf<G> {
     fn generate(&self, src: &mut Source) -> Vec<G::Value> {
         let mut out = Vec::new();
         let label = label_of::<G>();
-        src.collection(self.min, self.max, None, label, |src, _| out.push(self.element.generate(src)));
+        src.collection(self.min, self.max, None, label, |src, _| {
+            out.push(self.element.generate(src))
+        });
         out
     }
 }
@@ -244,7 +264,11 @@ pub fn recursive<T: 'static>(
     leaf: impl Generator<Value = T> + 'static,
     branch: impl Fn(BoxedGenerator<T>) -> BoxedGenerator<T> + 'static,
 ) -> Recursive<T> {
-    let shared = Rc::new(RecursiveShared { max_depth, leaf: leaf.boxed(), branch: Box::new(branch) });
+    let shared = Rc::new(RecursiveShared {
+        max_depth,
+        leaf: leaf.boxed(),
+        branch: Box::new(branch),
+    });
     Recursive { shared, level: 0 }
 }
 
@@ -266,7 +290,10 @@ impl<T: 'static> Generator for Recursive<T> {
         let is_branch = self.level < self.shared.max_depth && src.draw_variant(2, 1) == 1;
         src.nested(label_of::<Self>(), |src| {
             if is_branch {
-                let children = Recursive { shared: Rc::clone(&self.shared), level: self.level + 1 };
+                let children = Recursive {
+                    shared: Rc::clone(&self.shared),
+                    level: self.level + 1,
+                };
                 (self.shared.branch)(children.boxed()).generate(src)
             } else {
                 self.shared.leaf.generate(src)
@@ -323,7 +350,9 @@ mod tests {
                 T::Node(c) => 1 + depth(c),
             }
         }
-        let g = recursive(3, just(T::Leaf), |c| c.map(|c| T::Node(Box::new(c))).boxed());
+        let g = recursive(3, just(T::Leaf), |c| {
+            c.map(|c| T::Node(Box::new(c))).boxed()
+        });
         assert!((0..500).all(|s| depth(&sample(&g, s)) <= 3));
         assert!((0..500).any(|s| depth(&sample(&g, s)) == 3));
     }

@@ -37,7 +37,11 @@ impl Target {
     /// Detects the target from cargo's compile-time environment:
     /// `CARGO_TARGET_TMPDIR` is set only for integration tests and benches,
     /// `CARGO_BIN_NAME` only for binaries.
-    pub const fn detect(target_tmpdir: Option<&'static str>, bin_name: Option<&'static str>, crate_name: &'static str) -> Target {
+    pub const fn detect(
+        target_tmpdir: Option<&'static str>,
+        bin_name: Option<&'static str>,
+        crate_name: &'static str,
+    ) -> Target {
         match (target_tmpdir, bin_name) {
             (Some(_), _) => Target::Test(crate_name),
             (None, Some(bin)) => Target::Bin(bin),
@@ -82,7 +86,11 @@ impl PropertyInfo {
             Target::Bin(name) => format!("--bin {name}"),
             Target::Test(name) => format!("--test {name}"),
         };
-        format!("cargo test -p {} {target} -- {} --exact", self.package, self.test_name())
+        format!(
+            "cargo test -p {} {target} -- {} --exact",
+            self.package,
+            self.test_name()
+        )
     }
 
     pub fn seed_store(&self) -> SeedStore {
@@ -93,13 +101,20 @@ impl PropertyInfo {
 /// Runs a property as a test. Returns when it passes; unwinds (failing the
 /// test) after printing a report when it does not.
 pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
-    let config = Config::resolve(&info.attributes)
-        .unwrap_or_else(|problem| fail(format!("covcheck: property `{}`: {problem}", info.full_path())));
+    let config = Config::resolve(&info.attributes).unwrap_or_else(|problem| {
+        fail(format!(
+            "covcheck: property `{}`: {problem}",
+            info.full_path()
+        ))
+    });
     let runner = Runner::new(property, config);
     let store = info.seed_store();
-    let seeds = store
-        .load()
-        .unwrap_or_else(|error| fail(format!("covcheck: property `{}`: {error}", info.full_path())));
+    let seeds = store.load().unwrap_or_else(|error| {
+        fail(format!(
+            "covcheck: property `{}`: {error}",
+            info.full_path()
+        ))
+    });
     if !seeds.is_empty() {
         println!(
             "covcheck: replaying {} saved seed(s) of `{}` from {} before random cases",
@@ -118,7 +133,11 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
     let rng_seed = config.seed.unwrap_or_else(|| fresh_rng_seed(info));
     match runner.burst(rng_seed) {
         BurstOutcome::Passed { .. } => {}
-        BurstOutcome::TooManyRejected { passed, rejected, last_reason } => fail(format!(
+        BurstOutcome::TooManyRejected {
+            passed,
+            rejected,
+            last_reason,
+        } => fail(format!(
             "covcheck: property `{}` rejected {rejected} generated inputs and passed only {passed} \
              (wanted {}), so it was barely tested.\n  Last rejection: {last_reason}\n  \
              Generate valid values directly (a `generators::range`, a `map`) instead of \
@@ -148,7 +167,10 @@ fn save_failure(info: &PropertyInfo, store: &SeedStore, shrunk: &Shrunk) -> Resu
         property: info.full_path(),
         kind: SeedKind::Failure,
         choices: SeedFile::format_indices(trim_trailing_zeros(&shrunk.case.indices())),
-        failure: failure.map(|f| FailureRecord { message: f.message.clone(), location: f.origin.to_string() }),
+        failure: failure.map(|f| FailureRecord {
+            message: f.message.clone(),
+            location: f.origin.to_string(),
+        }),
         args: rendered_args(&shrunk.case),
     };
     store
@@ -160,13 +182,21 @@ fn save_failure(info: &PropertyInfo, store: &SeedStore, shrunk: &Shrunk) -> Resu
 /// Trailing zero choices are implied (reading past the end yields zero), so
 /// seed files leave them out.
 fn trim_trailing_zeros(indices: &[u64]) -> &[u64] {
-    let len = indices.iter().rposition(|&i| i != 0).map_or(0, |last| last + 1);
+    let len = indices
+        .iter()
+        .rposition(|&i| i != 0)
+        .map_or(0, |last| last + 1);
     &indices[..len]
 }
 
 fn rendered_args(case: &Case) -> Vec<ArgRecord> {
     let args = case.args.as_deref().unwrap_or_default();
-    args.iter().map(|(name, value)| ArgRecord { name: (*name).to_string(), value: value.clone() }).collect()
+    args.iter()
+        .map(|(name, value)| ArgRecord {
+            name: (*name).to_string(),
+            value: value.clone(),
+        })
+        .collect()
 }
 
 fn format_args(case: &Case) -> String {
@@ -176,7 +206,11 @@ fn format_args(case: &Case) -> String {
     }
     let mut out = String::new();
     for arg in args {
-        out.push_str(&format!("      {} = {}\n", arg.name, indent_continuation(&arg.value, 10)));
+        out.push_str(&format!(
+            "      {} = {}\n",
+            arg.name,
+            indent_continuation(&arg.value, 10)
+        ));
     }
     out
 }
@@ -190,7 +224,13 @@ fn indent_continuation(text: &str, spaces: usize) -> String {
     text.replace('\n', &format!("\n{}", " ".repeat(spaces)))
 }
 
-fn failure_report(info: &PropertyInfo, shrunk: &Shrunk, rng_seed: u64, case_number: usize, saved: &Result<String, String>) -> String {
+fn failure_report(
+    info: &PropertyInfo,
+    shrunk: &Shrunk,
+    rng_seed: u64,
+    case_number: usize,
+    saved: &Result<String, String>,
+) -> String {
     let mut out = format!(
         "covcheck: property `{}` failed.\n\n  Minimal failing input (random case {case_number} of RNG seed {rng_seed:#018x}, \
          shrunk in {} steps, {} runs):\n",
@@ -250,7 +290,12 @@ fn warn_if_rendering_changed(seed: &Seed, case: &Case) {
     if seed.file.args.is_empty() || same_rendering(&seed.file.args, &now) {
         return;
     }
-    let show = |args: &[ArgRecord]| args.iter().map(|a| format!("{} = {}", a.name, a.value)).collect::<Vec<_>>().join(", ");
+    let show = |args: &[ArgRecord]| {
+        args.iter()
+            .map(|a| format!("{} = {}", a.name, a.value))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let _ = writeln!(
         std::io::stderr(),
         "covcheck: warning: seed {} was saved as `{}` but now generates `{}`; the property's argument \
@@ -271,13 +316,18 @@ fn same_rendering(saved: &[ArgRecord], now: &[ArgRecord]) -> bool {
         chars
     };
     saved.len() == now.len()
-        && saved.iter().zip(now).all(|(a, b)| a.name == b.name && (a.value == b.value || sorted(&a.value) == sorted(&b.value)))
+        && saved.iter().zip(now).all(|(a, b)| {
+            a.name == b.name && (a.value == b.value || sorted(&a.value) == sorted(&b.value))
+        })
 }
 
 /// A fresh RNG seed per run: clock, process id and the property's name mixed.
 fn fresh_rng_seed(info: &PropertyInfo) -> u64 {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-    let name = crate::choice::content_hash(&info.full_path().bytes().map(u64::from).collect::<Vec<_>>());
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let name =
+        crate::choice::content_hash(&info.full_path().bytes().map(u64::from).collect::<Vec<_>>());
     Rng::new(nanos ^ name ^ u64::from(std::process::id()).rotate_left(32)).next_u64()
 }
 
@@ -298,14 +348,28 @@ mod tests {
 
     #[test]
     fn rerun_commands_name_the_target_and_exact_test() {
-        assert_eq!(info("demo::tests", Target::Lib).rerun_command(), "cargo test -p demo --lib -- tests::p --exact");
-        assert_eq!(info("props", Target::Test("props")).rerun_command(), "cargo test -p demo --test props -- p --exact");
-        assert_eq!(info("tool", Target::Bin("tool")).rerun_command(), "cargo test -p demo --bin tool -- p --exact");
+        assert_eq!(
+            info("demo::tests", Target::Lib).rerun_command(),
+            "cargo test -p demo --lib -- tests::p --exact"
+        );
+        assert_eq!(
+            info("props", Target::Test("props")).rerun_command(),
+            "cargo test -p demo --test props -- p --exact"
+        );
+        assert_eq!(
+            info("tool", Target::Bin("tool")).rerun_command(),
+            "cargo test -p demo --bin tool -- p --exact"
+        );
     }
 
     #[test]
     fn reordered_renderings_are_the_same() {
-        let arg = |v: &str| vec![ArgRecord { name: "m".into(), value: v.into() }];
+        let arg = |v: &str| {
+            vec![ArgRecord {
+                name: "m".into(),
+                value: v.into(),
+            }]
+        };
         assert!(same_rendering(&arg("{1: 2, 3: 4}"), &arg("{3: 4, 1: 2}")));
         assert!(!same_rendering(&arg("[1, 2]"), &arg("[1, 3]")));
     }

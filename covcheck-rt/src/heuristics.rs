@@ -67,12 +67,19 @@ pub fn int_index(rng: &mut Rng, domain: &IntDomain, bits: u32, signed: bool) -> 
     if roll < 15 {
         // Index 0 is the target, 1 and 2 its neighbours; then both ends.
         let (lo, hi) = domain.bounds();
-        let ends = [lo, lo.saturating_add(1).min(hi), hi, hi.saturating_sub(1).max(lo)];
+        let ends = [
+            lo,
+            lo.saturating_add(1).min(hi),
+            hi,
+            hi.saturating_sub(1).max(lo),
+        ];
         let picks = [0, 1, 2].map(|i: u128| i.min(max));
         return if rng.at_most(6) < 3 {
             *rng.pick(&picks)
         } else {
-            domain.index(*rng.pick(&ends)).expect("ends lie in the domain")
+            domain
+                .index(*rng.pick(&ends))
+                .expect("ends lie in the domain")
         };
     }
     if roll < 30 {
@@ -96,7 +103,11 @@ pub fn int_index(rng: &mut Rng, domain: &IntDomain, bits: u32, signed: bool) -> 
 /// integer, the way `value as T` wraps.
 fn wrap_to_ordinal(value: i128, bits: u32, signed: bool) -> u128 {
     let raw = value as u128;
-    let masked = if bits == 128 { raw } else { raw & ((1u128 << bits) - 1) };
+    let masked = if bits == 128 {
+        raw
+    } else {
+        raw & ((1u128 << bits) - 1)
+    };
     if signed {
         let shift = 128 - bits;
         let extended = ((masked << shift) as i128) >> shift;
@@ -200,9 +211,30 @@ pub fn f32_plan(rng: &mut Rng) -> (u64, u64) {
 
 /// Characters that break naive text handling.
 const NASTY_CHARS: [char; 24] = [
-    '\0', '\t', '\n', '\r', ' ', '"', '\'', '\\', '%', '\u{7f}', '\u{80}', '\u{ff}', '\u{a0}',
-    '\u{ad}', '\u{200b}', '\u{200d}', '\u{202e}', '\u{fe0f}', '\u{feff}', '\u{fffd}', '\u{d7ff}',
-    '\u{e000}', '\u{10ffff}', '🦀',
+    '\0',
+    '\t',
+    '\n',
+    '\r',
+    ' ',
+    '"',
+    '\'',
+    '\\',
+    '%',
+    '\u{7f}',
+    '\u{80}',
+    '\u{ff}',
+    '\u{a0}',
+    '\u{ad}',
+    '\u{200b}',
+    '\u{200d}',
+    '\u{202e}',
+    '\u{fe0f}',
+    '\u{feff}',
+    '\u{fffd}',
+    '\u{d7ff}',
+    '\u{e000}',
+    '\u{10ffff}',
+    '🦀',
 ];
 
 /// Picks a `char` to draw.

@@ -27,7 +27,11 @@ pub type PropertyFn<'a> = dyn Fn(&mut Source) -> Result<(), String> + 'a;
 /// the same origin, so it never trades one bug for another.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Origin {
-    Panic { file: String, line: u32, column: u32 },
+    Panic {
+        file: String,
+        line: u32,
+        column: u32,
+    },
     ReturnedErr,
     /// A panic without location information.
     Unknown,
@@ -93,11 +97,19 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
     CAPTURING.with(|c| c.set(false));
     let status = match result {
         Ok(Ok(())) => Status::Passed,
-        Ok(Err(message)) => Status::Failed(Failure { message, origin: Origin::ReturnedErr }),
+        Ok(Err(message)) => Status::Failed(Failure {
+            message,
+            origin: Origin::ReturnedErr,
+        }),
         Err(payload) => classify_panic(payload),
     };
     let args = src.take_rendered();
-    Case { choices: src.choices().to_vec(), spans: src.spans().to_vec(), status, args }
+    Case {
+        choices: src.choices().to_vec(),
+        spans: src.spans().to_vec(),
+        status,
+        args,
+    }
 }
 
 fn classify_panic(payload: Box<dyn Any + Send>) -> Status {
@@ -153,9 +165,7 @@ fn install_hook() {
             if !CAPTURING.with(Cell::get) {
                 return previous(info);
             }
-            let message = info
-                .payload_as_str()
-                .map_or_else(|| payload_text(info.payload()), str::to_string);
+            let message = payload_text(info.payload());
             let origin = info.location().map_or(Origin::Unknown, |l| Origin::Panic {
                 file: l.file().to_string(),
                 line: l.line(),

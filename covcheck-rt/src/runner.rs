@@ -20,7 +20,11 @@ pub enum BurstOutcome {
     /// Case number `case_number` (1-based) failed.
     Failed { case: Case, case_number: usize },
     /// Generation rejected so many cases that the property was barely tested.
-    TooManyRejected { passed: usize, rejected: usize, last_reason: String },
+    TooManyRejected {
+        passed: usize,
+        rejected: usize,
+        last_reason: String,
+    },
 }
 
 /// Runs one property under a [`Config`].
@@ -40,7 +44,11 @@ impl<'a, 'p> Runner<'a, 'p> {
 
     /// Replays recorded choices, rendering the arguments.
     pub fn replay(&self, indices: Vec<u64>) -> Case {
-        execute(self.property, Source::replay(indices, self.config.limits), true)
+        execute(
+            self.property,
+            Source::replay(indices, self.config.limits),
+            true,
+        )
     }
 
     /// Runs `config.cases` random cases from RNG seed `seed`, stopping at the
@@ -52,27 +60,48 @@ impl<'a, 'p> Runner<'a, 'p> {
         let (mut passed, mut rejected) = (0, 0);
         let max_rejected = self.config.cases.saturating_mul(10).max(100);
         while passed < self.config.cases {
-            let case = execute(self.property, Source::random(rng.next_u64(), self.config.limits), false);
+            let case = execute(
+                self.property,
+                Source::random(rng.next_u64(), self.config.limits),
+                false,
+            );
             match case.status {
                 Status::Passed => passed += 1,
                 Status::Rejected(last_reason) => {
                     rejected += 1;
                     if rejected >= max_rejected {
                         if passed * 10 < self.config.cases {
-                            return BurstOutcome::TooManyRejected { passed, rejected, last_reason };
+                            return BurstOutcome::TooManyRejected {
+                                passed,
+                                rejected,
+                                last_reason,
+                            };
                         }
                         break;
                     }
                 }
-                Status::Failed(_) => return BurstOutcome::Failed { case, case_number: passed + rejected + 1 },
+                Status::Failed(_) => {
+                    return BurstOutcome::Failed {
+                        case,
+                        case_number: passed + rejected + 1,
+                    };
+                }
             }
         }
-        BurstOutcome::Passed { cases: passed, rejected }
+        BurstOutcome::Passed {
+            cases: passed,
+            rejected,
+        }
     }
 
     /// Shrinks a failing case within the configured budget.
     pub fn shrink(&self, failing: Case) -> Shrunk {
-        shrink(self.property, self.config.limits, failing, self.config.shrink)
+        shrink(
+            self.property,
+            self.config.limits,
+            failing,
+            self.config.shrink,
+        )
     }
 
     /// Burst then shrink: the minimal failing case found from `seed`, if any.

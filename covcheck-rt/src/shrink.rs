@@ -18,7 +18,7 @@
 //! | `truncate_and_delete_chunks` | cut the tail; remove 8, 4, 2 or 1 consecutive choices |
 //! | `zero_spans` | set every choice of a span to zero (the simplest sub-value) |
 //! | `replace_with_descendant` | replace a span by a nested span of the same label (a tree by its subtree) |
-//! | `minimize_choices` | binary-search each index down; signed integers shrink in magnitude, then try the negative |
+//! | `minimize_choices` | try zero and the eight simplest indices, then binary-search each index down; signed integers shrink in magnitude, then try the negative |
 //! | `redistribute` | move one integer's value onto a later one, so the first can be deleted (`[600, 500]` → `[0, 1100]`) |
 //! | `lower_pairs` | lower two nearby choices by the same amount (keeps `x == y` failures failing) |
 //! | `sort_siblings` | swap adjacent sibling spans into lexicographic order |
@@ -40,7 +40,10 @@ pub struct ShrinkBudget {
 
 impl Default for ShrinkBudget {
     fn default() -> Self {
-        ShrinkBudget { max_runs: 20_000, max_time: Duration::from_secs(60) }
+        ShrinkBudget {
+            max_runs: 20_000,
+            max_time: Duration::from_secs(60),
+        }
     }
 }
 
@@ -59,8 +62,17 @@ pub struct Shrunk {
 }
 
 /// Shrinks `failing` (a failed case of `property`).
-pub fn shrink(property: &PropertyFn<'_>, limits: Limits, failing: Case, budget: ShrinkBudget) -> Shrunk {
-    let origin = failing.failure().expect("only failing cases are shrunk").origin.clone();
+pub fn shrink(
+    property: &PropertyFn<'_>,
+    limits: Limits,
+    failing: Case,
+    budget: ShrinkBudget,
+) -> Shrunk {
+    let origin = failing
+        .failure()
+        .expect("only failing cases are shrunk")
+        .origin
+        .clone();
     let mut shrinker = Shrinker {
         property,
         limits,
@@ -84,8 +96,17 @@ pub fn shrink(property: &PropertyFn<'_>, limits: Limits, failing: Case, budget: 
             budget.max_time.as_secs()
         )
     });
-    let case = execute(property, Source::replay(shrinker.best_indices.clone(), limits), true);
-    Shrunk { case, runs: shrinker.runs, steps: shrinker.steps, stopped_early }
+    let case = execute(
+        property,
+        Source::replay(shrinker.best_indices.clone(), limits),
+        true,
+    );
+    Shrunk {
+        case,
+        runs: shrinker.runs,
+        steps: shrinker.steps,
+        stopped_early,
+    }
 }
 
 struct Shrinker<'a, 'p> {
@@ -250,13 +271,26 @@ impl Shrinker<'_, '_> {
         if current == 0 || self.attempt(self.with_index(at, 0)) {
             return;
         }
+        // The simplest few values first (for integers: -1, 1, -2, 2, ...):
+        // a binary search that keeps the sign would never reach -1 from 65535.
+        for small in 1..current.min(9) {
+            if self.attempt(self.with_index(at, small)) {
+                return;
+            }
+        }
         match choice.kind {
             ChoiceKind::Int { zigzag_limit } if current <= zigzag_limit => {
                 // Indices alternate -1, +1, -2, +2, ...: shrink the magnitude
                 // keeping the sign, then try the negative of equal magnitude.
                 let negative = current % 2 == 1;
                 let magnitude = current.div_ceil(2);
-                let encode = move |m: u64| if m == 0 { 0 } else { 2 * m - u64::from(negative) };
+                let encode = move |m: u64| {
+                    if m == 0 {
+                        0
+                    } else {
+                        2 * m - u64::from(negative)
+                    }
+                };
                 self.binary_search_down(at, magnitude, encode);
                 if !negative {
                     let now = self.best_indices[at];
@@ -296,7 +330,8 @@ impl Shrinker<'_, '_> {
         let positions = self.int_positions();
         for (n, &i) in positions.iter().enumerate() {
             for &j in positions.iter().skip(n + 1).take(8) {
-                if self.out_of_budget() || j >= self.best.choices.len() || self.best_indices[i] == 0 {
+                if self.out_of_budget() || j >= self.best.choices.len() || self.best_indices[i] == 0
+                {
                     break;
                 }
                 let (a, b) = (self.best.choices[i], self.best.choices[j]);
@@ -361,7 +396,11 @@ fn to_signed(kind: ChoiceKind, index: u64) -> i128 {
     match kind {
         ChoiceKind::Int { zigzag_limit } if index <= zigzag_limit => {
             let magnitude = i128::from(index.div_ceil(2));
-            if index % 2 == 1 { -magnitude } else { magnitude }
+            if index % 2 == 1 {
+                -magnitude
+            } else {
+                magnitude
+            }
         }
         _ => i128::from(index),
     }
@@ -371,7 +410,11 @@ fn to_signed(kind: ChoiceKind, index: u64) -> i128 {
 fn from_signed(kind: ChoiceKind, max: u64, value: i128) -> Option<u64> {
     let index = match kind {
         ChoiceKind::Int { zigzag_limit } if zigzag_limit > 0 => {
-            let index = if value < 0 { 2 * (-value) - 1 } else { 2 * value };
+            let index = if value < 0 {
+                2 * (-value) - 1
+            } else {
+                2 * value
+            };
             (index <= i128::from(zigzag_limit)).then_some(index)?
         }
         _ if value >= 0 => value,

@@ -32,7 +32,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_len: 100, max_depth: 8, max_choices: 64 * 1024 }
+        Limits {
+            max_len: 100,
+            max_depth: 8,
+            max_choices: 64 * 1024,
+        }
     }
 }
 
@@ -63,7 +67,14 @@ impl Source {
     }
 
     fn new(mode: Mode, limits: Limits) -> Self {
-        Source { mode, choices: Vec::new(), spans: Vec::new(), depth: 0, limits, rendered: None }
+        Source {
+            mode,
+            choices: Vec::new(),
+            spans: Vec::new(),
+            depth: 0,
+            limits,
+            rendered: None,
+        }
     }
 
     /// The choices made so far.
@@ -104,7 +115,12 @@ impl Source {
     /// mode `random` picks it; in replay mode the next recorded index is used,
     /// wrapped into range. Past [`Limits::max_choices`] it returns 0 and
     /// records nothing.
-    pub fn draw(&mut self, kind: ChoiceKind, max: u64, random: impl FnOnce(&mut Rng) -> u64) -> u64 {
+    pub fn draw(
+        &mut self,
+        kind: ChoiceKind,
+        max: u64,
+        random: impl FnOnce(&mut Rng) -> u64,
+    ) -> u64 {
         if self.choices.len() >= self.limits.max_choices {
             return 0;
         }
@@ -182,9 +198,15 @@ impl Source {
         let planned: Option<Vec<char>> = nasty.map(|s| s.chars().take(max_len).collect());
         let mut out = String::new();
         let label = label_of::<char>();
-        self.collection(0, max_len, planned.as_ref().map(Vec::len), label, |src, i| {
-            out.push(src.draw_char_planned(planned.as_ref().map(|p| p[i])));
-        });
+        self.collection(
+            0,
+            max_len,
+            planned.as_ref().map(Vec::len),
+            label,
+            |src, i| {
+                out.push(src.draw_char_planned(planned.as_ref().map(|p| p[i])));
+            },
+        );
         out
     }
 
@@ -281,7 +303,12 @@ impl Source {
     fn close_span(&mut self, start: usize, label: u64) {
         let end = self.choices.len();
         if end > start {
-            self.spans.push(Span { start, end, depth: self.depth, label });
+            self.spans.push(Span {
+                start,
+                end,
+                depth: self.depth,
+                label,
+            });
         }
     }
 
@@ -299,7 +326,11 @@ impl Source {
     pub fn render_arg(&mut self, name: &'static str, value: &dyn Debug) {
         if let Some(rendered) = &mut self.rendered {
             let compact = format!("{value:?}");
-            let text = if compact.len() > 80 { format!("{value:#?}") } else { compact };
+            let text = if compact.len() > 80 {
+                format!("{value:#?}")
+            } else {
+                compact
+            };
             rendered.push((name, text));
         }
     }
@@ -313,7 +344,11 @@ impl Source {
 /// Decodes a float payload of form 0: magnitude in the high bits, sign in bit 0.
 fn signed_magnitude(payload: u64) -> f64 {
     let magnitude = (payload >> 1) as f64;
-    if payload & 1 == 1 { -magnitude } else { magnitude }
+    if payload & 1 == 1 {
+        -magnitude
+    } else {
+        magnitude
+    }
 }
 
 /// A cheap label identifying a type within one process: the address of its
@@ -331,10 +366,18 @@ mod tests {
     fn replaying_recorded_choices_reproduces_the_value() {
         for seed in 0..50 {
             let mut random = Source::random(seed, Limits::default());
-            let generated = (random.draw_int(i64::MIN, i64::MAX), random.draw_string(20), random.draw_f64());
+            let generated = (
+                random.draw_int(i64::MIN, i64::MAX),
+                random.draw_string(20),
+                random.draw_f64(),
+            );
             let indices = random.choices().iter().map(|c| c.index).collect();
             let mut replay = Source::replay(indices, Limits::default());
-            let replayed = (replay.draw_int(i64::MIN, i64::MAX), replay.draw_string(20), replay.draw_f64());
+            let replayed = (
+                replay.draw_int(i64::MIN, i64::MAX),
+                replay.draw_string(20),
+                replay.draw_f64(),
+            );
             assert_eq!(format!("{generated:?}"), format!("{replayed:?}"));
         }
     }
@@ -360,7 +403,10 @@ mod tests {
 
     #[test]
     fn choice_cap_ends_generation() {
-        let limits = Limits { max_choices: 5, ..Limits::default() };
+        let limits = Limits {
+            max_choices: 5,
+            ..Limits::default()
+        };
         let mut src = Source::random(1, limits);
         let s = src.draw_string(1000);
         assert!(s.chars().count() <= 3);

@@ -145,11 +145,19 @@ impl SeedStore {
         let entries = match fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(SeedError::Io { path: self.dir.clone(), source }),
+            Err(source) => {
+                return Err(SeedError::Io {
+                    path: self.dir.clone(),
+                    source,
+                });
+            }
         };
         let mut paths = Vec::new();
         for entry in entries {
-            let entry = entry.map_err(|source| SeedError::Io { path: self.dir.clone(), source })?;
+            let entry = entry.map_err(|source| SeedError::Io {
+                path: self.dir.clone(),
+                source,
+            })?;
             let path = entry.path();
             let name = entry.file_name();
             let name = name.to_string_lossy();
@@ -165,7 +173,9 @@ impl SeedStore {
     /// path. An identical seed already there is left as it is.
     pub fn save(&self, file: &SeedFile) -> io::Result<PathBuf> {
         let indices = file.indices().map_err(io::Error::other)?;
-        let path = self.dir.join(format!("{:016x}.toml", content_hash(&indices)));
+        let path = self
+            .dir
+            .join(format!("{:016x}.toml", content_hash(&indices)));
         if path.exists() {
             return Ok(path);
         }
@@ -176,7 +186,10 @@ impl SeedStore {
              # Commit it so the input stays tested. `choices` is what replays; the\n\
              # rest records what it meant when it was saved.\n{body}"
         );
-        let mut temp = tempfile::Builder::new().prefix(".seed-").suffix(".tmp").tempfile_in(&self.dir)?;
+        let mut temp = tempfile::Builder::new()
+            .prefix(".seed-")
+            .suffix(".tmp")
+            .tempfile_in(&self.dir)?;
         io::Write::write_all(&mut temp, text.as_bytes())?;
         temp.as_file().sync_all()?;
         temp.persist(&path).map_err(|e| e.error)?;
@@ -185,9 +198,16 @@ impl SeedStore {
 }
 
 fn read_seed(path: &Path) -> Result<Seed, SeedError> {
-    let invalid = |problem: String| SeedError::Invalid { path: path.to_path_buf(), problem };
-    let text = fs::read_to_string(path).map_err(|source| SeedError::Io { path: path.to_path_buf(), source })?;
-    let file: SeedFile = toml::from_str(&text).map_err(|e| invalid(e.to_string().trim_end().to_string()))?;
+    let invalid = |problem: String| SeedError::Invalid {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let text = fs::read_to_string(path).map_err(|source| SeedError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file: SeedFile =
+        toml::from_str(&text).map_err(|e| invalid(e.to_string().trim_end().to_string()))?;
     if file.format != FORMAT_VERSION {
         return Err(invalid(format!(
             "it has format version {}, but this covcheck reads version {FORMAT_VERSION}; \
@@ -196,7 +216,11 @@ fn read_seed(path: &Path) -> Result<Seed, SeedError> {
         )));
     }
     let indices = file.indices().map_err(invalid)?;
-    Ok(Seed { path: path.to_path_buf(), file, indices })
+    Ok(Seed {
+        path: path.to_path_buf(),
+        file,
+        indices,
+    })
 }
 
 #[cfg(test)]
@@ -213,7 +237,10 @@ mod tests {
                 message: "assertion failed: x < 12345\nwith \"quotes\"".into(),
                 location: "src/lib.rs:3:5".into(),
             }),
-            args: vec![ArgRecord { name: "x".into(), value: "12345".into() }],
+            args: vec![ArgRecord {
+                name: "x".into(),
+                value: "12345".into(),
+            }],
         }
     }
 
@@ -241,12 +268,20 @@ mod tests {
         fs::write(&path, "format = 1\nchoices = \"12 x\"\n").unwrap();
         let err = store.load().unwrap_err().to_string();
         assert!(err.contains("bad.toml"), "{err}");
-        assert_eq!(fs::read_to_string(&path).unwrap(), "format = 1\nchoices = \"12 x\"\n");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "format = 1\nchoices = \"12 x\"\n"
+        );
     }
 
     #[test]
     fn a_missing_directory_means_no_seeds() {
         let root = tempfile::tempdir().unwrap();
-        assert!(SeedStore::new(root.path(), "demo", "p").load().unwrap().is_empty());
+        assert!(
+            SeedStore::new(root.path(), "demo", "p")
+                .load()
+                .unwrap()
+                .is_empty()
+        );
     }
 }

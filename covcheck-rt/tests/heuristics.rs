@@ -8,7 +8,9 @@ use covcheck_rt::{Generate, Source};
 /// In how many of 20 fixed RNG seeds the default burst finds a failure.
 fn seeds_that_find(property: &dyn Fn(&mut Source) -> Result<(), String>) -> usize {
     let runner = Runner::new(property, Config::default());
-    (0..20).filter(|&seed| matches!(runner.burst(seed), BurstOutcome::Failed { .. })).count()
+    (0..20)
+        .filter(|&seed| matches!(runner.burst(seed), BurstOutcome::Failed { .. }))
+        .count()
 }
 
 #[test]
@@ -48,5 +50,8 @@ fn finds_boundary_lengths_and_nasty_strings() {
         assert!(!String::generate(src).contains('\0'));
         Ok(())
     });
-    assert!(long >= 19 && nul >= 19, "length 64 in {long}/20, NUL in {nul}/20");
+    assert!(
+        long >= 19 && nul >= 19,
+        "length 64 in {long}/20, NUL in {nul}/20"
+    );
 }

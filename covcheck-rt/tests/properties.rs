@@ -1,5 +1,6 @@
 //! `#[covcheck]` and `#[derive(Generate)]` as users write them. Every property
 //! here holds, so these tests pass by running their cases.
+#![allow(clippy::type_complexity)]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
@@ -39,8 +40,21 @@ fn every_std_type_generates(
     a: (u8, u16, u32, u64, u128, usize),
     b: (i8, i16, i32, i64, i128, isize),
     c: (bool, char, f32, f64, String, ()),
-    d: (Option<u8>, Result<u8, bool>, Box<u8>, Rc<u8>, Arc<u8>, [u8; 4]),
-    e: (VecDeque<u8>, HashMap<u8, u8>, BTreeMap<u8, u8>, HashSet<u8>, BTreeSet<u8>),
+    d: (
+        Option<u8>,
+        Result<u8, bool>,
+        Box<u8>,
+        Rc<u8>,
+        Arc<u8>,
+        [u8; 4],
+    ),
+    e: (
+        VecDeque<u8>,
+        HashMap<u8, u8>,
+        BTreeMap<u8, u8>,
+        HashSet<u8>,
+        BTreeSet<u8>,
+    ),
     f: (u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8, u8),
 ) {
     let _ = (a, b, c, d, e, f);
@@ -89,15 +103,16 @@ fn unit_and_tuple_structs_generate(pair: Pair) {
 
 #[covcheck]
 fn assume_rejects_cases(x: u8) {
-    assume(x % 2 == 0);
-    assert_eq!(x % 2, 0);
+    assume(x.is_multiple_of(2));
+    assert!(x.is_multiple_of(2));
 }
 
 #[covcheck]
 fn combinators_compose(
     #[generate(generators::range(0usize..5).flat_map(|n| generators::vec(generators::any::<u8>(), n..=n)))]
     exact: Vec<u8>,
-    #[generate(covcheck_rt::one_of![generators::just(1u8), generators::range(100u8..=101)])] pick: u8,
+    #[generate(covcheck_rt::one_of![generators::just(1u8), generators::range(100u8..=101)])]
+    pick: u8,
     #[generate(generators::any::<u32>().map(|x| x | 1))] odd: u32,
     #[generate(generators::any::<u8>().filter(|x| *x != 3))] not_three: u8,
     #[generate(generators::float_range(1.0, 2.0))] unit: f64,

@@ -10,9 +10,21 @@ use covcheck_rt::{Generate, Source};
 /// input's renderings, `name = value`.
 fn minimal(seed: u64, property: &dyn Fn(&mut Source) -> Result<(), String>) -> Vec<String> {
     let runner = Runner::new(property, Config::default());
-    let shrunk = runner.find_minimal_failure(seed).expect("the burst finds a failure");
-    assert!(shrunk.stopped_early.is_none(), "shrinking converged: {:?}", shrunk.stopped_early);
-    shrunk.case.args.unwrap().into_iter().map(|(name, value)| format!("{name} = {value}")).collect()
+    let shrunk = runner
+        .find_minimal_failure(seed)
+        .expect("the burst finds a failure");
+    assert!(
+        shrunk.stopped_early.is_none(),
+        "shrinking converged: {:?}",
+        shrunk.stopped_early
+    );
+    shrunk
+        .case
+        .args
+        .unwrap()
+        .into_iter()
+        .map(|(name, value)| format!("{name} = {value}"))
+        .collect()
 }
 
 #[test]
@@ -93,8 +105,13 @@ fn recursive_tree_shrinks_to_a_single_path_with_zero_leaves() {
             Ok(())
         };
         let runner = Runner::new(&property, Config::default());
-        let shrunk = runner.find_minimal_failure(seed).expect("finds a deep tree");
-        let tree = Tree::generate(&mut Source::replay(shrunk.case.indices(), Config::default().limits));
+        let shrunk = runner
+            .find_minimal_failure(seed)
+            .expect("finds a deep tree");
+        let tree = Tree::generate(&mut Source::replay(
+            shrunk.case.indices(),
+            Config::default().limits,
+        ));
         assert_eq!(tree.depth(), 3, "{tree:?}");
         assert_eq!(tree.nodes(), 3, "a single path: {tree:?}");
         assert!(tree.leaves_are_zero(), "{tree:?}");
@@ -114,7 +131,13 @@ fn shrinking_keeps_the_failure_location() {
         assert!(x != 7, "first bug");
         Ok(())
     };
-    let runner = Runner::new(&property, Config { cases: 10_000, ..Config::default() });
+    let runner = Runner::new(
+        &property,
+        Config {
+            cases: 10_000,
+            ..Config::default()
+        },
+    );
     let shrunk = runner.find_minimal_failure(1).unwrap();
     let failure = shrunk.case.failure().unwrap();
     assert_eq!(failure.message, "second bug");

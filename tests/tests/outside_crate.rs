@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// A scratch crate whose `src/lib.rs` holds `property`. Each test uses its
@@ -35,7 +38,11 @@ impl Fixture {
         fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
         // The workspace's lock file pins the same dependency versions, so the
         // fixture builds from the cache without resolving anything new.
-        fs::copy(workspace_root().join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+        fs::copy(
+            workspace_root().join("Cargo.lock"),
+            dir.path().join("Cargo.lock"),
+        )
+        .unwrap();
         fs::create_dir(dir.path().join("src")).unwrap();
         let fixture = Fixture { dir, name };
         fixture.write_property(property);
@@ -43,7 +50,9 @@ impl Fixture {
     }
 
     fn write_property(&self, property: &str) {
-        let lib = format!("#[cfg(test)]\nmod tests {{\n    use covcheck_rt::covcheck;\n\n{property}\n}}\n");
+        let lib = format!(
+            "#[cfg(test)]\nmod tests {{\n    use covcheck_rt::covcheck;\n\n{property}\n}}\n"
+        );
         fs::write(self.dir.path().join("src/lib.rs"), lib).unwrap();
     }
 
@@ -59,12 +68,20 @@ impl Fixture {
             .env_remove("COVCHECK_CASES")
             .output()
             .unwrap();
-        let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
         (output.status.success(), text)
     }
 
     fn seed_dir(&self) -> PathBuf {
-        self.dir.path().join("covcheck-seeds").join(self.name).join("tests/p")
+        self.dir
+            .path()
+            .join("covcheck-seeds")
+            .join(self.name)
+            .join("tests/p")
     }
 
     fn seed_files(&self) -> Vec<PathBuf> {
@@ -79,7 +96,8 @@ impl Fixture {
 }
 
 const FAILING: &str = "    #[covcheck]\n    fn p(x: u64) {\n        assert!(x < 12345)\n    }";
-const FIXED: &str = "    #[covcheck]\n    fn p(x: u64) {\n        assert!(x.wrapping_sub(x) == 0)\n    }";
+const FIXED: &str =
+    "    #[covcheck]\n    fn p(x: u64) {\n        assert!(x.wrapping_sub(x) == 0)\n    }";
 
 #[test]
 fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
@@ -87,13 +105,28 @@ fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
 
     let (passed, output) = fixture.cargo(&["test"]);
     assert!(!passed, "the property fails:\n{output}");
-    assert!(output.contains("x = 12345"), "minimal value reported:\n{output}");
-    assert!(output.contains("assertion failed: x < 12345"), "original message:\n{output}");
-    assert!(output.contains("src/lib.rs:"), "original location:\n{output}");
-    assert!(output.contains("cargo test -p outside --lib -- tests::p --exact"), "rerun command:\n{output}");
+    assert!(
+        output.contains("x = 12345"),
+        "minimal value reported:\n{output}"
+    );
+    assert!(
+        output.contains("assertion failed: x < 12345"),
+        "original message:\n{output}"
+    );
+    assert!(
+        output.contains("src/lib.rs:"),
+        "original location:\n{output}"
+    );
+    assert!(
+        output.contains("cargo test -p outside --lib -- tests::p --exact"),
+        "rerun command:\n{output}"
+    );
     let seeds = fixture.seed_files();
     assert_eq!(seeds.len(), 1, "one seed saved:\n{output}");
-    assert!(output.contains(&seeds[0].display().to_string()), "seed path reported:\n{output}");
+    assert!(
+        output.contains(&seeds[0].display().to_string()),
+        "seed path reported:\n{output}"
+    );
     let seed_text = fs::read_to_string(&seeds[0]).unwrap();
     assert!(seed_text.contains("choices = \"12345\""), "{seed_text}");
 
@@ -107,7 +140,11 @@ fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
     let (passed, output) = fixture.cargo(&["test"]);
     assert!(passed, "the fixed property passes:\n{output}");
     assert_eq!(fixture.seed_files(), seeds, "the seed is kept");
-    assert_eq!(fs::read_to_string(&seeds[0]).unwrap(), seed_text, "and unchanged");
+    assert_eq!(
+        fs::read_to_string(&seeds[0]).unwrap(),
+        seed_text,
+        "and unchanged"
+    );
 }
 
 #[test]
@@ -121,9 +158,16 @@ fn a_corrupt_seed_fails_the_test_by_name_and_is_left_untouched() {
 
     let (passed, output) = fixture.cargo(&["test"]);
     assert!(!passed, "a corrupt seed fails the test:\n{output}");
-    assert!(output.contains(&seed.display().to_string()), "names the file:\n{output}");
+    assert!(
+        output.contains(&seed.display().to_string()),
+        "names the file:\n{output}"
+    );
     assert!(output.contains("banana"), "says what is wrong:\n{output}");
-    assert_eq!(fs::read_to_string(&seed).unwrap(), corrupt, "file untouched");
+    assert_eq!(
+        fs::read_to_string(&seed).unwrap(),
+        corrupt,
+        "file untouched"
+    );
 }
 
 #[test]
@@ -135,7 +179,16 @@ fn plain_cargo_test_builds_no_engine_and_no_c_code() {
     assert!(tree.contains("covcheck-rt"), "{tree}");
     // C code is built through these crates; pure-Rust `-sys` crates such as
     // linux-raw-sys are fine.
-    for forbidden in ["libafl", "\ncc v", "\ncmake v", "\npkg-config v", "\nbindgen v"] {
-        assert!(!tree.contains(forbidden), "`{forbidden}` in the dependency tree:\n{tree}");
+    for forbidden in [
+        "libafl",
+        "\ncc v",
+        "\ncmake v",
+        "\npkg-config v",
+        "\nbindgen v",
+    ] {
+        assert!(
+            !tree.contains(forbidden),
+            "`{forbidden}` in the dependency tree:\n{tree}"
+        );
     }
 }

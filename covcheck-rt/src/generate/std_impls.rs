@@ -26,7 +26,9 @@ macro_rules! int_generate {
     )*};
 }
 
-int_generate!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+int_generate!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+);
 
 impl Generate for bool {
     fn generate(src: &mut Source) -> Self {
@@ -77,7 +79,9 @@ impl<T: Generate> Generate for Wrapping<T> {
 
 /// Generates every element of a collection with `T::generate`.
 fn elements<T: Generate>(src: &mut Source, mut push: impl FnMut(T)) {
-    src.collection(0, usize::MAX, None, label_of::<T>(), |src, _| push(T::generate(src)));
+    src.collection(0, usize::MAX, None, label_of::<T>(), |src, _| {
+        push(T::generate(src))
+    });
 }
 
 impl<T: Generate> Generate for Vec<T> {
@@ -227,7 +231,10 @@ mod tests {
 
     #[test]
     fn random_collections_respect_the_size_bound() {
-        let limits = Limits { max_len: 5, ..Limits::default() };
+        let limits = Limits {
+            max_len: 5,
+            ..Limits::default()
+        };
         for seed in 0..200 {
             let v = Vec::<Vec<u8>>::generate(&mut Source::random(seed, limits));
             assert!(v.len() <= 5 && v.iter().all(|inner| inner.len() <= 5));
