@@ -146,9 +146,21 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
             config.cases
         )),
         BurstOutcome::Failed { case, case_number } => {
+            let original = case
+                .failure()
+                .cloned()
+                .expect("a failed case has a failure");
             let shrunk = runner.shrink(case);
-            let saved = save_failure(info, &store, &shrunk);
-            fail(failure_report(info, &shrunk, rng_seed, case_number, &saved));
+            let failure = shrunk.case.failure().cloned();
+            let saved = save_failure(info, &store, &shrunk, failure.as_ref().unwrap_or(&original));
+            fail(failure_report(
+                info,
+                &shrunk,
+                &original,
+                rng_seed,
+                case_number,
+                &saved,
+            ));
         }
     }
 }
@@ -160,16 +172,20 @@ fn fail(report: String) -> ! {
     panic::resume_unwind(Box::new(report))
 }
 
-fn save_failure(info: &PropertyInfo, store: &SeedStore, shrunk: &Shrunk) -> Result<String, String> {
-    let failure = shrunk.case.failure();
+fn save_failure(
+    info: &PropertyInfo,
+    store: &SeedStore,
+    shrunk: &Shrunk,
+    failure: &Failure,
+) -> Result<String, String> {
     let file = SeedFile {
         format: FORMAT_VERSION,
         property: info.full_path(),
         kind: SeedKind::Failure,
         choices: SeedFile::format_indices(trim_trailing_zeros(&shrunk.case.indices())),
-        failure: failure.map(|f| FailureRecord {
-            message: f.message.clone(),
-            location: f.origin.to_string(),
+        failure: Some(FailureRecord {
+            message: failure.message.clone(),
+            location: failure.origin.to_string(),
         }),
         args: rendered_args(&shrunk.case),
     };
@@ -227,6 +243,7 @@ fn indent_continuation(text: &str, spaces: usize) -> String {
 fn failure_report(
     info: &PropertyInfo,
     shrunk: &Shrunk,
+    original: &Failure,
     rng_seed: u64,
     case_number: usize,
     saved: &Result<String, String>,
@@ -245,10 +262,13 @@ fn failure_report(
     out.push('\n');
     match shrunk.case.failure() {
         Some(failure) => out.push_str(&format_failure(failure)),
-        None => out.push_str(
-            "  Replaying the shrunk input did not fail again: the property is not deterministic \
-             (it depends on time, randomness or state outside its arguments).\n",
-        ),
+        None => {
+            out.push_str(
+                "  Replaying the input did not fail again: the property is not deterministic \
+                 (it depends on time, randomness or state outside its arguments).\n  The original failure:\n",
+            );
+            out.push_str(&format_failure(original));
+        }
     }
     match saved {
         Ok(path) => out.push_str(&format!(

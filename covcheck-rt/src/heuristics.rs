@@ -86,9 +86,14 @@ pub fn int_index(rng: &mut Rng, domain: &IntDomain, bits: u32, signed: bool) -> 
         let value = if rng.percent(50) {
             *rng.pick(&AFL_INTERESTING)
         } else {
+            // Wrapping: 2^127 does not fit in i128, and wraps as `as` would.
             let power = 1i128 << rng.at_most(u64::from(bits) - 1);
-            let sign = if rng.percent(50) { -1 } else { 1 };
-            sign * power + rng.at_most(2) as i128 - 1
+            let signed = if rng.percent(50) {
+                power.wrapping_neg()
+            } else {
+                power
+            };
+            signed.wrapping_add(rng.at_most(2) as i128 - 1)
         };
         if let Some(index) = domain.index(wrap_to_ordinal(value, bits, signed)) {
             return index;
