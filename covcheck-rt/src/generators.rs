@@ -119,7 +119,9 @@ impl Generator for FloatRange {
     fn generate(&self, src: &mut Source) -> f64 {
         const STEPS: u64 = 1 << 53;
         let step = src.draw_int(0, STEPS);
-        let value = self.lo + (self.hi - self.lo) * (step as f64 / STEPS as f64);
+        // Interpolated without `hi - lo`, which overflows for extreme bounds.
+        let t = step as f64 / STEPS as f64;
+        let value = self.lo * (1.0 - t) + self.hi * t;
         value.clamp(self.lo, self.hi)
     }
 }
@@ -201,8 +203,9 @@ impl<T> Generator for Weighted<T> {
     }
 }
 
-/// Vectors whose length lies in `len` (further capped by the size bound for
-/// open-ended ranges) with elements from `element`.
+/// Vectors whose length lies in `len`, with elements from `element`. An
+/// open-ended range (`0..`, `..`) is capped by the size bound (`size`);
+/// an explicit maximum is honoured as given.
 pub fn vec<G: Generator>(element: G, len: impl RangeBounds<usize>) -> VecOf<G> {
     let min = match len.start_bound() {
         Bound::Included(&n) => n,
@@ -328,6 +331,22 @@ mod tests {
         let values: Vec<i32> = (0..500).map(|s| sample(&r, s)).collect();
         assert!(values.iter().all(|v| (-3..7).contains(v)));
         assert!(values.contains(&-3) && values.contains(&6));
+    }
+
+    #[test]
+    fn explicit_lengths_are_not_capped_by_the_size_bound() {
+        let g = vec(any::<u8>(), 150..=150);
+        assert_eq!(sample(&g, 1).len(), 150);
+        let open = vec(any::<u8>(), 0..);
+        assert!((0..100).all(|s| sample(&open, s).len() <= Limits::default().max_len));
+    }
+
+    #[test]
+    fn float_ranges_survive_extreme_bounds() {
+        let g = float_range(-f64::MAX, f64::MAX);
+        assert!((0..100).all(|s| sample(&g, s).is_finite()));
+        let simplest = g.generate(&mut Source::replay(Vec::new(), Limits::default()));
+        assert_eq!(simplest, -f64::MAX);
     }
 
     #[test]

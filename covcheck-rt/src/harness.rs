@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::config::{Attributes, Config};
-use crate::property::{Case, Failure, PropertyFn, Status};
+use crate::property::{Case, Failure, Origin, PropertyFn, Status};
 use crate::rng::Rng;
 use crate::runner::{BurstOutcome, Runner};
 use crate::shrink::Shrunk;
@@ -233,7 +233,18 @@ fn format_args(case: &Case) -> String {
 
 fn format_failure(failure: &Failure) -> String {
     let message = indent_continuation(&failure.message, 6);
-    format!("  Panic: {message}\n      at {}\n", failure.origin)
+    match failure.origin {
+        Origin::ReturnedErr => format!("  Returned: {message}\n"),
+        _ => format!("  Panic: {message}\n      at {}\n", failure.origin),
+    }
+}
+
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }
 
 fn indent_continuation(text: &str, spaces: usize) -> String {
@@ -250,10 +261,10 @@ fn failure_report(
 ) -> String {
     let mut out = format!(
         "covcheck: property `{}` failed.\n\n  Minimal failing input (random case {case_number} of RNG seed {rng_seed:#018x}, \
-         shrunk in {} steps, {} runs):\n",
+         shrunk in {}, {}):\n",
         info.full_path(),
-        shrunk.steps,
-        shrunk.runs
+        plural(shrunk.steps, "step"),
+        plural(shrunk.runs, "run")
     );
     out.push_str(&format_args(&shrunk.case));
     if let Some(note) = &shrunk.stopped_early {

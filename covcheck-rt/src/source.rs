@@ -243,8 +243,9 @@ impl Source {
         }
     }
 
-    /// Drives the generation of a collection of `min..=max` elements (`max` is
-    /// further capped by [`Limits::max_len`] and nesting depth). Each optional
+    /// Drives the generation of a collection of `min..=max` elements. An
+    /// open-ended `max` (`usize::MAX`) is capped by [`Limits::max_len`]; past
+    /// the nesting limit only the `min` required elements are generated. Each optional
     /// element is preceded by a [`ChoiceKind::More`] flag, and flag plus element
     /// form one span, so deleting a span removes exactly one element. `planned`
     /// fixes the length in random mode; otherwise a heuristic length is chosen.
@@ -257,7 +258,11 @@ impl Source {
         label: u64,
         mut element: impl FnMut(&mut Source, usize),
     ) -> usize {
-        let mut max = max.min(self.limits.max_len.max(min));
+        let mut max = if max == usize::MAX {
+            self.limits.max_len.max(min)
+        } else {
+            max
+        };
         if self.depth >= self.limits.max_depth {
             max = min;
         }
