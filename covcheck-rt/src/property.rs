@@ -104,9 +104,10 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
         Err(payload) => classify_panic(payload),
     };
     let args = src.take_rendered();
+    let (choices, spans) = src.into_record();
     Case {
-        choices: src.choices().to_vec(),
-        spans: src.spans().to_vec(),
+        choices,
+        spans,
         status,
         args,
     }

@@ -340,6 +340,11 @@ impl Source {
         }
     }
 
+    /// Consumes the source, returning its choices and spans without copying.
+    pub fn into_record(self) -> (Vec<Choice>, Vec<Span>) {
+        (self.choices, self.spans)
+    }
+
     /// The recorded renderings, in argument order.
     pub fn take_rendered(&mut self) -> Option<Vec<(&'static str, String)>> {
         self.rendered.take()
