@@ -214,32 +214,41 @@ impl Source {
     /// pattern) and its payload, so that shrinking first tries plain integers
     /// like `0.0`, `1.0`, `-2.0` before arbitrary fractions, NaN or infinities.
     pub fn draw_f64(&mut self) -> f64 {
-        let mut plan = (0, 0);
-        let form = self.draw(ChoiceKind::FloatForm, 1, |rng| {
-            plan = heuristics::f64_plan(rng);
-            plan.0
-        });
-        if form == 0 {
-            let payload = self.draw(ChoiceKind::FloatBits, (1 << 54) - 1, |_| plan.1);
-            signed_magnitude(payload)
-        } else {
-            f64::from_bits(self.draw(ChoiceKind::FloatBits, u64::MAX, |_| plan.1))
+        match self.draw_float(heuristics::f64_plan, (1 << 54) - 1, u64::MAX) {
+            FloatDraw::Integer(value) => value,
+            FloatDraw::Bits(bits) => f64::from_bits(bits),
         }
     }
 
     /// An `f32`, recorded like [`Source::draw_f64`].
     pub fn draw_f32(&mut self) -> f32 {
-        let mut plan = (0, 0);
+        match self.draw_float(heuristics::f32_plan, (1 << 25) - 1, u64::from(u32::MAX)) {
+            FloatDraw::Integer(value) => value as f32,
+            FloatDraw::Bits(bits) => f32::from_bits(bits as u32),
+        }
+    }
+
+    /// The two choices of a float: its form, then an integer payload of at
+    /// most `integer_max` (form 0) or a bit pattern of at most `bits_max`.
+    fn draw_float(
+        &mut self,
+        plan: fn(&mut Rng) -> (u64, u64),
+        integer_max: u64,
+        bits_max: u64,
+    ) -> FloatDraw {
+        let mut planned = (0, 0);
         let form = self.draw(ChoiceKind::FloatForm, 1, |rng| {
-            plan = heuristics::f32_plan(rng);
-            plan.0
+            planned = plan(rng);
+            planned.0
         });
         if form == 0 {
-            let payload = self.draw(ChoiceKind::FloatBits, (1 << 25) - 1, |_| plan.1);
-            signed_magnitude(payload) as f32
+            FloatDraw::Integer(signed_magnitude(self.draw(
+                ChoiceKind::FloatBits,
+                integer_max,
+                |_| planned.1,
+            )))
         } else {
-            let bits = self.draw(ChoiceKind::FloatBits, u64::from(u32::MAX), |_| plan.1);
-            f32::from_bits(bits as u32)
+            FloatDraw::Bits(self.draw(ChoiceKind::FloatBits, bits_max, |_| planned.1))
         }
     }
 
@@ -349,6 +358,12 @@ impl Source {
     pub fn take_rendered(&mut self) -> Option<Vec<(&'static str, String)>> {
         self.rendered.take()
     }
+}
+
+/// A float as drawn by [`Source::draw_float`], before narrowing to its type.
+enum FloatDraw {
+    Integer(f64),
+    Bits(u64),
 }
 
 /// Decodes a float payload of form 0: magnitude in the high bits, sign in bit 0.
