@@ -1,51 +1,144 @@
-//! `cargo covcheck`: coverage-guided campaigns for `#[covcheck]` properties.
+//! `cargo covcheck`: builds a crate's tests with SanitizerCoverage, asks the
+//! test binaries for their `#[covcheck]` properties and runs a coverage-guided
+//! campaign per property in supervised worker processes.
 //!
-//! This binary will own the instrumented build, discovery, supervision and
-//! reporting (see DESIGN.md). Today only the plain `cargo test` mode of
-//! `covcheck-rt` exists; the campaign commands answer with what to use instead
-//! and exit with status 2, so scripts never mistake them for a passing run.
+//! Data flows one way: [`compile`] (instrumented build) → [`discover`]
+//! (properties from the binaries) → [`supervise`] (workers, crash recovery,
+//! seeds) → [`report`] (what the user sees). The same executable also serves
+//! as cargo's rustc wrapper during the build ([`wrapper`]).
 
-use std::process::ExitCode;
+mod cli;
+mod compile;
+mod discover;
+mod report;
+mod supervise;
+mod wrapper;
 
-use clap::{Parser, Subcommand};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-#[derive(Parser)]
-#[command(bin_name = "cargo")]
-enum Cargo {
-    /// Coverage-guided property testing for #[covcheck] properties.
-    Covcheck(Args),
-}
+use clap::Parser;
 
-#[derive(clap::Args)]
-#[command(
-    version,
-    about = "Coverage-guided campaigns for #[covcheck] properties",
-    after_help = "Today, run your properties with plain `cargo test`: it replays saved seeds, \
-                  then runs a burst of heuristic cases (COVCHECK_CASES sets how many)."
-)]
-struct Args {
-    #[command(subcommand)]
-    command: Option<Command>,
-}
+use crate::cli::{Cargo, Command, ListArgs, RunArgs};
+use crate::discover::Property;
+use crate::report::Reporter;
+use crate::supervise::Settings;
 
-#[derive(Subcommand)]
-enum Command {
-    /// Run a coverage-guided campaign per property (not available yet).
-    Run,
-    /// List the properties of the crate (not available yet).
-    List,
-}
+/// Time per property when neither `--time` nor `--runs` is given.
+const DEFAULT_TIME: Duration = Duration::from_secs(60);
 
-fn main() -> ExitCode {
+fn main() {
+    if std::env::var_os(wrapper::WRAPPER_ENV).is_some() {
+        wrapper::run(std::env::args_os().skip(1).collect());
+    }
     let Cargo::Covcheck(args) = Cargo::parse();
-    let command = match args.command {
-        Some(Command::List) => "list",
-        Some(Command::Run) | None => "run",
+    let code = match args.command {
+        Some(Command::List(list)) => run_list(&list),
+        Some(Command::Run(run)) => run_campaigns(&run),
+        None => run_campaigns(&args.run),
     };
-    eprintln!(
-        "cargo covcheck {command}: coverage-guided campaigns are not implemented in this version.\n\
-         Run your properties with `cargo test` (seeds are replayed, then heuristic cases run);\n\
-         raise the number of cases with COVCHECK_CASES, e.g. `COVCHECK_CASES=1000000 cargo test --release`."
-    );
-    ExitCode::from(2)
+    std::process::exit(code.unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        2
+    }));
+}
+
+fn build_and_discover(
+    build: &cli::BuildArgs,
+    filter: Option<&str>,
+) -> Result<(compile::Plan, Vec<Property>), String> {
+    let plan = compile::plan(build)?;
+    let binaries = compile::build(&plan, build)?;
+    let properties = discover::discover(&binaries, filter)?;
+    Ok((plan, properties))
+}
+
+fn run_list(args: &ListArgs) -> Result<i32, String> {
+    let (_, properties) = build_and_discover(&args.build, args.filter.as_deref())?;
+    if properties.is_empty() {
+        eprintln!(
+            "no #[covcheck] properties{}",
+            filter_note(args.filter.as_deref())
+        );
+        return Ok(0);
+    }
+    for property in &properties {
+        println!(
+            "{}  ({} seeds)",
+            property.listing.full_path,
+            property.seed_count()
+        );
+    }
+    Ok(0)
+}
+
+fn filter_note(filter: Option<&str>) -> String {
+    filter.map(|f| format!(" match `{f}`")).unwrap_or_default()
+}
+
+fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
+    let (plan, properties) = build_and_discover(&args.build, args.filter.as_deref())?;
+    if properties.is_empty() {
+        eprintln!(
+            "no #[covcheck] properties{}",
+            filter_note(args.filter.as_deref())
+        );
+        return Ok(0);
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let settings = Settings {
+        runs: args.runs,
+        time: args.time.or(if args.runs.is_none() {
+            Some(DEFAULT_TIME)
+        } else {
+            None
+        }),
+        timeout: args.timeout,
+        rss_limit_mb: args.rss_limit_mb,
+        keep_going: args.keep_going,
+        resume: !args.no_resume,
+        save: !args.no_save,
+        cmp_mutations: !args.no_cmp,
+        seed,
+        covcheck_dir: plan.covcheck_dir.clone(),
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, properties.len());
+    if args.message_format == cli::MessageFormat::Human {
+        eprintln!(
+            "covcheck: {} properties, {} at a time, RNG seed {seed}",
+            properties.len(),
+            jobs
+        );
+    }
+    let (tx, rx) = mpsc::channel();
+    let next = AtomicUsize::new(0);
+    let mut reporter = Reporter::new(args.message_format, &properties);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, properties, settings) = (&next, &properties, &settings);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(property) = properties.get(index) else {
+                        break;
+                    };
+                    supervise::run_property(index, property, settings, &tx);
+                }
+            });
+        }
+        drop(tx);
+        for update in rx {
+            reporter.handle(update);
+        }
+    });
+    Ok(reporter.finish())
 }

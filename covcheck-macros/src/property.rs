@@ -154,17 +154,9 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         #vis fn #name() {
             #[allow(clippy::needless_pass_by_value)]
             #function
-            #(#generators)*
-            let __covcheck_closure = |__covcheck_src: &mut ::covcheck_rt::__private::Source|
-                -> ::core::result::Result<(), ::std::string::String> {
-                #(#draws)*
-                if __covcheck_src.is_rendering() {
-                    #(#renders)*
-                }
-                #call
-            };
-            ::covcheck_rt::__private::run_test(
-                &::covcheck_rt::__private::PropertyInfo {
+
+            fn __covcheck_info() -> ::covcheck_rt::__private::PropertyInfo {
+                ::covcheck_rt::__private::PropertyInfo {
                     name: #name_text,
                     module_path: ::core::module_path!(),
                     crate_root: ::core::env!("CARGO_MANIFEST_DIR"),
@@ -180,9 +172,35 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                         seed: #seed,
                         depth: #depth,
                     },
-                },
-                &__covcheck_closure,
-            );
+                }
+            }
+
+            // Registers the property before `main`, so that `cargo covcheck`
+            // can ask the built test binary which properties it holds
+            // (`COVCHECK_LIST=1 <binary> --list`) without parsing source.
+            #[used]
+            #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = ".init_array"))]
+            #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
+            static __COVCHECK_REGISTER: extern "C" fn() = {
+                extern "C" fn __covcheck_register() {
+                    ::covcheck_rt::__private::register(__covcheck_info);
+                }
+                __covcheck_register
+            };
+
+            #(#generators)*
+            let __covcheck_closure = |__covcheck_src: &mut ::covcheck_rt::__private::Source|
+                -> ::core::result::Result<(), ::std::string::String> {
+                #(#draws)*
+                if __covcheck_src.is_rendering() {
+                    #(#renders)*
+                }
+                if __covcheck_src.is_generate_only() {
+                    return ::core::result::Result::Ok(());
+                }
+                #call
+            };
+            ::covcheck_rt::__private::run_test(&__covcheck_info(), &__covcheck_closure);
         }
     })
 }

@@ -19,6 +19,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::config::{Attributes, Config};
 use crate::property::{Case, Failure, Origin, PropertyFn, Status};
+use crate::protocol::{LIST_ENV, LIST_PREFIX, ListedProperty};
 use crate::rng::Rng;
 use crate::runner::{BurstOutcome, Runner};
 use crate::shrink::Shrunk;
@@ -79,18 +80,35 @@ impl PropertyInfo {
         }
     }
 
+    /// The `cargo test` arguments that select this property's test binary.
+    pub fn target_args(&self) -> Vec<String> {
+        match self.target {
+            Target::Lib => vec!["--lib".to_string()],
+            Target::Bin(name) => vec!["--bin".to_string(), name.to_string()],
+            Target::Test(name) => vec!["--test".to_string(), name.to_string()],
+        }
+    }
+
     /// The command that runs just this property.
     pub fn rerun_command(&self) -> String {
-        let target = match self.target {
-            Target::Lib => "--lib".to_string(),
-            Target::Bin(name) => format!("--bin {name}"),
-            Target::Test(name) => format!("--test {name}"),
-        };
         format!(
-            "cargo test -p {} {target} -- {} --exact",
+            "cargo test -p {} {} -- {} --exact",
             self.package,
+            self.target_args().join(" "),
             self.test_name()
         )
+    }
+
+    /// How the test binary describes this property to `cargo covcheck`.
+    pub fn listing(&self) -> ListedProperty {
+        ListedProperty {
+            test_name: self.test_name(),
+            full_path: self.full_path(),
+            package: self.package.to_string(),
+            seed_dir: self.seed_store().dir().to_path_buf(),
+            crate_root: self.crate_root.into(),
+            target_args: self.target_args(),
+        }
     }
 
     pub fn seed_store(&self) -> SeedStore {
@@ -98,9 +116,24 @@ impl PropertyInfo {
     }
 }
 
+/// Called for every property before `main` (see the macro): when
+/// `cargo covcheck` asks for the list, prints this property's line.
+pub fn register(info: fn() -> PropertyInfo) {
+    if std::env::var_os(LIST_ENV).is_some() {
+        let line = serde_json::to_string(&info().listing()).expect("listings serialize");
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{LIST_PREFIX}{line}");
+        let _ = out.flush();
+    }
+}
+
 /// Runs a property as a test. Returns when it passes; unwinds (failing the
-/// test) after printing a report when it does not.
+/// test) after printing a report when it does not. Under `cargo covcheck` the
+/// same test function becomes a campaign worker instead.
 pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
+    if let Some(request) = crate::worker::requested(info) {
+        return crate::worker::run(info, property, request);
+    }
     let config = Config::resolve(&info.attributes).unwrap_or_else(|problem| {
         fail(format!(
             "covcheck: property `{}`: {problem}",
@@ -186,6 +219,7 @@ fn save_failure(
         failure: Some(FailureRecord {
             message: failure.message.clone(),
             location: failure.origin.to_string(),
+            kind: None,
         }),
         args: rendered_args(&shrunk.case),
     };
@@ -197,7 +231,7 @@ fn save_failure(
 
 /// Trailing zero choices are implied (reading past the end yields zero), so
 /// seed files leave them out.
-fn trim_trailing_zeros(indices: &[u64]) -> &[u64] {
+pub(crate) fn trim_trailing_zeros(indices: &[u64]) -> &[u64] {
     let len = indices
         .iter()
         .rposition(|&i| i != 0)

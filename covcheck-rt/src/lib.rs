@@ -30,17 +30,21 @@
 
 pub mod choice;
 pub mod config;
+#[cfg(feature = "campaign")]
+pub mod engine;
 pub mod generate;
 pub mod generators;
 pub mod harness;
 pub mod heuristics;
 pub mod int;
 pub mod property;
+pub mod protocol;
 pub mod rng;
 pub mod runner;
 pub mod shrink;
 pub mod source;
 pub mod store;
+mod worker;
 
 pub use covcheck_macros::{Generate, covcheck};
 pub use generate::{BoxedGenerator, Generate, Generator};
@@ -52,6 +56,6 @@ pub use source::Source;
 pub mod __private {
     pub use crate::config::Attributes;
     pub use crate::generate::{Generate, Generator};
-    pub use crate::harness::{PropertyInfo, Target, run_test};
+    pub use crate::harness::{PropertyInfo, Target, register, run_test};
     pub use crate::source::{Source, label_of};
 }

@@ -159,9 +159,29 @@ thread_local! {
 }
 
 fn install_hook() {
-    static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let previous = panic::take_hook();
+        set_capturing_hook(previous);
+    });
+}
+
+static INSTALL: Once = Once::new();
+
+/// Replaces whatever panic hook is installed (LibAFL's ends the process on
+/// any panic, even one that is caught) by covcheck's capturing hook, which
+/// prints uncaptured panics like the default hook does.
+pub fn take_over_panic_hook() {
+    let _replaced = panic::take_hook();
+    // After `take_hook` the default hook is installed; take it to chain to.
+    let default = panic::take_hook();
+    set_capturing_hook(default);
+    INSTALL.call_once(|| {});
+}
+
+type Hook = Box<dyn Fn(&panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+fn set_capturing_hook(previous: Hook) {
+    {
         panic::set_hook(Box::new(move |info| {
             if !CAPTURING.with(Cell::get) {
                 return previous(info);
@@ -174,5 +194,5 @@ fn install_hook() {
             });
             LAST_PANIC.with(|p| *p.borrow_mut() = Some(Failure { message, origin }));
         }));
-    });
+    }
 }

@@ -53,6 +53,63 @@ pub struct Source {
     depth: u32,
     limits: Limits,
     rendered: Option<Vec<(&'static str, String)>>,
+    generate_only: bool,
+    int_draws: Option<Vec<IntDraw>>,
+}
+
+/// Where an integer was drawn and from which domain: what the campaign
+/// engine needs to turn a choice index into the value the program saw (and
+/// back), for AFL's interesting values, arithmetic and input-to-state
+/// replacement. Recorded only when asked for ([`Source::record_int_draws`]),
+/// so ordinary runs pay nothing for it.
+#[derive(Clone, Copy, Debug)]
+pub struct IntDraw {
+    /// Position of the choice in the sequence.
+    pub position: usize,
+    pub domain: IntDomain,
+    /// Width of the integer type in bits.
+    pub bits: u32,
+    pub signed: bool,
+}
+
+impl IntDraw {
+    /// The value's two's-complement bit pattern (zero-extended to 64 bits)
+    /// for a choice index; `None` for types wider than 64 bits.
+    pub fn value_bits(&self, index: u64) -> Option<u64> {
+        if self.bits > 64 {
+            return None;
+        }
+        let ordinal = self.domain.ordinal(u128::from(index));
+        Some(((ordinal ^ self.sign_flip()) as u64) & self.mask())
+    }
+
+    /// The choice index that draws the value with bit pattern `bits`, if the
+    /// value lies in the domain.
+    pub fn index_of(&self, bits: u64) -> Option<u64> {
+        if self.bits > 64 {
+            return None;
+        }
+        let bits = bits & self.mask();
+        let ordinal = if self.signed {
+            let shift = 64 - self.bits;
+            (((bits << shift) as i64 >> shift) as i128 as u128) ^ self.sign_flip()
+        } else {
+            u128::from(bits)
+        };
+        u64::try_from(self.domain.index(ordinal)?).ok()
+    }
+
+    fn mask(&self) -> u64 {
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1 << self.bits) - 1
+        }
+    }
+
+    fn sign_flip(&self) -> u128 {
+        if self.signed { 1 << 127 } else { 0 }
+    }
 }
 
 impl Source {
@@ -74,7 +131,39 @@ impl Source {
             depth: 0,
             limits,
             rendered: None,
+            generate_only: false,
+            int_draws: None,
         }
+    }
+
+    /// The indices a replaying source replays (before the implied zeros).
+    pub fn replayed_indices(&self) -> Option<&[u64]> {
+        match &self.mode {
+            Mode::Replay(indices) => Some(indices),
+            Mode::Random(_) => None,
+        }
+    }
+
+    /// Asks the generated property code to stop after drawing (and, when
+    /// rendering, rendering) its arguments, without running the body. The
+    /// campaign engine uses it to learn an input's shape safely, even for an
+    /// input that crashes the process.
+    pub fn set_generate_only(&mut self, on: bool) {
+        self.generate_only = on;
+    }
+
+    pub fn is_generate_only(&self) -> bool {
+        self.generate_only
+    }
+
+    /// Starts recording the domain of every integer draw ([`IntDraw`]).
+    pub fn record_int_draws(&mut self) {
+        self.int_draws = Some(Vec::new());
+    }
+
+    /// The integer draws recorded since [`Source::record_int_draws`].
+    pub fn take_int_draws(&mut self) -> Vec<IntDraw> {
+        self.int_draws.take().unwrap_or_default()
     }
 
     /// The choices made so far.
@@ -145,6 +234,14 @@ impl Source {
         let index = if let Ok(max) = u64::try_from(max) {
             let zigzag_limit = u64::try_from(domain.zigzag_limit()).unwrap_or(u64::MAX);
             let kind = ChoiceKind::Int { zigzag_limit };
+            if let Some(draws) = &mut self.int_draws {
+                draws.push(IntDraw {
+                    position: self.choices.len(),
+                    domain,
+                    bits: T::BITS,
+                    signed: T::SIGNED,
+                });
+            }
             u128::from(self.draw(kind, max, |rng| pick(rng) as u64))
         } else {
             // A domain wider than 64 bits is recorded as two halves, high first,

@@ -62,6 +62,10 @@ pub enum SeedKind {
 pub struct FailureRecord {
     pub message: String,
     pub location: String,
+    /// How it failed when it was not a panic, e.g. `abort`, `stack-overflow`,
+    /// `timeout` (seeds saved by `cargo covcheck`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,6 +136,11 @@ impl SeedStore {
             dir.push(segment);
         }
         dir.push(name);
+        SeedStore { dir }
+    }
+
+    /// The store whose directory is `dir` (as a test binary reported it).
+    pub fn in_dir(dir: PathBuf) -> Self {
         SeedStore { dir }
     }
 
@@ -236,6 +245,7 @@ mod tests {
             failure: Some(FailureRecord {
                 message: "assertion failed: x < 12345\nwith \"quotes\"".into(),
                 location: "src/lib.rs:3:5".into(),
+                kind: None,
             }),
             args: vec![ArgRecord {
                 name: "x".into(),

@@ -1,0 +1,204 @@
+//! The command line: cargo's conventions for choosing what to build, plus
+//! the campaign's budgets.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(bin_name = "cargo", styles = clap::builder::Styles::styled())]
+pub enum Cargo {
+    /// Coverage-guided campaigns for #[covcheck] properties.
+    Covcheck(Covcheck),
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  cargo covcheck                       run every property of the crate, 60 s each
+  cargo covcheck parse                 only properties whose name contains `parse`
+  cargo covcheck --time 5m -j 4        5 minutes per property, 4 at a time
+  cargo covcheck --runs 100000 --seed 1
+                                       a fixed budget of executions (deterministic, for CI)
+  cargo covcheck list                  the properties and how many seeds each has
+  cargo covcheck -p my-crate --features serde
+
+What happens:
+  1. The crate's tests are rebuilt with SanitizerCoverage (on stable Rust) into
+     target/covcheck, leaving your normal build alone. Only the selected
+     packages are instrumented; dependencies, std and covcheck are not.
+  2. Each test binary lists its #[covcheck] properties.
+  3. Each property gets a coverage-guided campaign in its own worker process.
+     A failure (panic, abort, stack overflow, segfault, timeout, out of
+     memory) is shrunk, saved as a seed under covcheck-seeds/ next to your
+     source, and reported with the `cargo test` command that reproduces it;
+     plain `cargo test` then replays it forever.
+
+Exit status: 0 nothing failed, 1 a property failed, 2 usage or build error.";
+
+#[derive(Args, Debug)]
+#[command(version, about, after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
+pub struct Covcheck {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run campaigns (the default).
+    Run(RunArgs),
+    /// List the properties of the selected packages and their seed counts.
+    List(ListArgs),
+}
+
+/// Which packages, features and profile to build: cargo's own flags.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BuildArgs {
+    /// Path to Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package(s) to test (default: the current package, or the workspace's default members).
+    #[arg(short, long, value_name = "SPEC")]
+    pub package: Vec<String>,
+    /// Test all packages of the workspace.
+    #[arg(long)]
+    pub workspace: bool,
+    /// Features to activate (space or comma separated).
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    pub features: Vec<String>,
+    #[arg(long)]
+    pub all_features: bool,
+    #[arg(long)]
+    pub no_default_features: bool,
+    /// Directory for all generated artifacts (the instrumented build goes to `<dir>/covcheck`).
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+    /// Use the release profile as is. The default profile is release with
+    /// debug assertions and overflow checks on, so that they can fail.
+    #[arg(long)]
+    pub release: bool,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ListArgs {
+    /// Only properties whose path contains this text.
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub build: BuildArgs,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct RunArgs {
+    /// Only properties whose path contains this text.
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Time budget per property, e.g. `30s`, `5m`, `1h` (default 60s unless --runs is given).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub time: Option<Duration>,
+    /// Execution budget per property (deterministic with --seed).
+    #[arg(long, value_name = "N")]
+    pub runs: Option<u64>,
+    /// Properties to run at once (default: the number of cores).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// RNG seed of the campaigns (default: from the clock). Each property derives its own.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Per-execution timeout; an input running longer is a finding.
+    #[arg(long, value_parser = parse_duration, default_value = "1s", value_name = "DURATION")]
+    pub timeout: Duration,
+    /// Memory limit (resident set) of a worker in MiB; exceeding it is a finding.
+    #[arg(long, default_value_t = 2048, value_name = "MB")]
+    pub rss_limit_mb: u64,
+    /// Keep fuzzing a property after its first failure (restarting the worker
+    /// after a crash) until the budget is spent.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Ignore and do not update the corpus cache (start from scratch).
+    #[arg(long)]
+    pub no_resume: bool,
+    /// Report findings without saving them as seeds.
+    #[arg(long)]
+    pub no_save: bool,
+    /// Disable comparison-driven mutations (input-to-state, tokens), to measure what they bring.
+    #[arg(long)]
+    pub no_cmp: bool,
+    /// How to print progress and results.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MessageFormat {
+    /// Status lines and a summary table.
+    #[default]
+    Human,
+    /// One JSON object per line, for tools.
+    Json,
+}
+
+/// Parses `500ms`, `30s`, `5m`, `2h` or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration; write e.g. 30s, 5m, 1h or 500ms"))?;
+    let seconds = match unit {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}` in `{text}`; use ms, s, m or h"
+            ));
+        }
+    };
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
+        assert!(parse_duration("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn cli_is_well_formed() {
+        use clap::CommandFactory;
+        Cargo::command().debug_assert();
+    }
+
+    #[test]
+    fn run_is_the_default_and_takes_cargo_flags() {
+        let Cargo::Covcheck(args) = Cargo::parse_from([
+            "cargo",
+            "covcheck",
+            "dut",
+            "--runs",
+            "10",
+            "-p",
+            "x",
+            "--release",
+        ]);
+        assert!(args.command.is_none());
+        assert_eq!(args.run.filter.as_deref(), Some("dut"));
+        assert_eq!(args.run.runs, Some(10));
+        assert_eq!(args.run.build.package, ["x"]);
+        assert!(args.run.build.release);
+    }
+}

@@ -1,0 +1,203 @@
+//! The instrumented build: `cargo test --no-run` with the SanitizerCoverage
+//! wrapper, covcheck-rt's `campaign` feature and a profile of our own, into
+//! `<target-dir>/covcheck` so that the user's normal build stays valid.
+
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use cargo_metadata::{Message, Metadata, MetadataCommand, Package, PackageId};
+
+use crate::cli::BuildArgs;
+use crate::wrapper::{STUBS_ENV, WRAPPER_ENV};
+
+/// The weak callback archive built by `build.rs`.
+const STUBS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libcovcheck_sancov_stubs.a"));
+
+/// What `cargo metadata` told us, and which packages are under test.
+pub struct Plan {
+    pub metadata: Metadata,
+    pub selected: Vec<PackageId>,
+    /// `<target-dir>/covcheck`: the instrumented build and campaign state.
+    pub covcheck_dir: PathBuf,
+    /// For each selected package, the name it gives covcheck-rt.
+    runtime_names: Vec<String>,
+}
+
+/// A built test binary of a package under test.
+#[derive(Clone, Debug)]
+pub struct TestBinary {
+    pub path: PathBuf,
+    /// The package directory: test binaries run from there, as under `cargo test`.
+    pub package_root: PathBuf,
+}
+
+pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
+    let mut command = MetadataCommand::new();
+    if let Some(path) = &build.manifest_path {
+        command.manifest_path(path);
+    }
+    let metadata = command
+        .exec()
+        .map_err(|e| format!("cannot read the cargo metadata: {e}"))?;
+    let members: Vec<&Package> = metadata.workspace_packages();
+    let chosen: Vec<&Package> = if build.workspace {
+        members.clone()
+    } else if !build.package.is_empty() {
+        let mut chosen = Vec::new();
+        for spec in &build.package {
+            match members.iter().find(|p| p.name.as_str() == spec) {
+                Some(p) => chosen.push(*p),
+                None => {
+                    let names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
+                    return Err(format!(
+                        "package `{spec}` is not in the workspace (its packages: {})",
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+        chosen
+    } else if let Some(root) = metadata.root_package() {
+        vec![root]
+    } else {
+        metadata.workspace_default_packages()
+    };
+    let mut selected = Vec::new();
+    let mut runtime_names = Vec::new();
+    for package in &chosen {
+        let dep = package
+            .dependencies
+            .iter()
+            .find(|d| d.name == "covcheck-rt");
+        if let Some(dep) = dep {
+            selected.push(package.id.clone());
+            let name = dep.rename.clone().unwrap_or_else(|| dep.name.clone());
+            if !runtime_names.contains(&name) {
+                runtime_names.push(name);
+            }
+        }
+    }
+    if selected.is_empty() {
+        let names: Vec<&str> = chosen.iter().map(|p| p.name.as_str()).collect();
+        return Err(format!(
+            "no selected package depends on covcheck-rt ({}), so there are no properties to run.\n  \
+             Add it to the package under test:  cargo add --dev covcheck-rt",
+            names.join(", ")
+        ));
+    }
+    let target_dir = build
+        .target_dir
+        .clone()
+        .unwrap_or_else(|| metadata.target_directory.clone().into_std_path_buf());
+    Ok(Plan {
+        covcheck_dir: target_dir.join("covcheck"),
+        metadata,
+        selected,
+        runtime_names,
+    })
+}
+
+impl Plan {
+    fn package(&self, id: &PackageId) -> Option<&Package> {
+        self.metadata.packages.iter().find(|p| &p.id == id)
+    }
+}
+
+/// Builds the instrumented test binaries. Cargo's own diagnostics go to the
+/// terminal as they would under `cargo test`.
+pub fn build(plan: &Plan, build: &BuildArgs) -> Result<Vec<TestBinary>, String> {
+    std::fs::create_dir_all(&plan.covcheck_dir)
+        .map_err(|e| format!("cannot create {}: {e}", plan.covcheck_dir.display()))?;
+    let stubs = plan.covcheck_dir.join("libcovcheck_sancov_stubs.a");
+    if std::fs::read(&stubs).ok().as_deref() != Some(STUBS) {
+        std::fs::write(&stubs, STUBS)
+            .map_err(|e| format!("cannot write {}: {e}", stubs.display()))?;
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "test",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ])
+        .arg("--target-dir")
+        .arg(plan.covcheck_dir.join("build"));
+    if let Some(path) = &build.manifest_path {
+        command.arg("--manifest-path").arg(path);
+    }
+    for id in &plan.selected {
+        if let Some(package) = plan.package(id) {
+            command.args(["-p", package.name.as_str()]);
+        }
+    }
+    let mut features: Vec<String> = plan
+        .runtime_names
+        .iter()
+        .map(|n| format!("{n}/campaign"))
+        .collect();
+    features.extend(build.features.iter().cloned());
+    command.arg("--features").arg(features.join(","));
+    if build.all_features {
+        command.arg("--all-features");
+    }
+    if build.no_default_features {
+        command.arg("--no-default-features");
+    }
+    if build.release {
+        command.arg("--release");
+    } else {
+        command.args([
+            "--config",
+            "profile.covcheck.inherits=\"release\"",
+            "--config",
+            "profile.covcheck.debug-assertions=true",
+            "--config",
+            "profile.covcheck.overflow-checks=true",
+            "--profile",
+            "covcheck",
+        ]);
+    }
+    command
+        .env("RUSTC_WORKSPACE_WRAPPER", &exe)
+        .env(WRAPPER_ENV, "1")
+        .env(STUBS_ENV, &stubs)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let stdout = child.stdout.take().expect("piped");
+    let mut binaries = Vec::new();
+    for message in Message::parse_stream(BufReader::new(stdout)) {
+        let Ok(Message::CompilerArtifact(artifact)) = message else {
+            continue;
+        };
+        let Some(executable) = artifact.executable else {
+            continue;
+        };
+        if !artifact.profile.test || !plan.selected.contains(&artifact.package_id) {
+            continue;
+        }
+        let Some(package) = plan.package(&artifact.package_id) else {
+            continue;
+        };
+        binaries.push(TestBinary {
+            path: executable.into_std_path_buf(),
+            package_root: package_dir(package.manifest_path.as_std_path()),
+        });
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("cargo did not finish: {e}"))?;
+    if !status.success() {
+        return Err("the instrumented build failed (cargo's messages are above)".to_string());
+    }
+    Ok(binaries)
+}
+
+fn package_dir(manifest: &Path) -> PathBuf {
+    manifest.parent().map(Path::to_path_buf).unwrap_or_default()
+}

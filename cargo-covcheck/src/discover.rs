@@ -1,0 +1,84 @@
+//! Asks each built test binary which `#[covcheck]` properties it holds: every
+//! property registers itself before `main`, and prints its description when
+//! [`LIST_ENV`] is set. `--list` keeps libtest from running any test.
+
+use std::process::{Command, Stdio};
+
+use covcheck_rt::protocol::{LIST_ENV, ListedProperty, parse_listing};
+
+use crate::compile::TestBinary;
+
+/// A property and the binary to run it from.
+#[derive(Clone, Debug)]
+pub struct Property {
+    pub listing: ListedProperty,
+    pub binary: TestBinary,
+}
+
+impl Property {
+    /// The command that reproduces a failure of this property.
+    pub fn rerun_command(&self) -> String {
+        format!(
+            "cargo test -p {} {} -- {} --exact",
+            self.listing.package,
+            self.listing.target_args.join(" "),
+            self.listing.test_name
+        )
+    }
+
+    /// Number of seed files saved for the property.
+    pub fn seed_count(&self) -> usize {
+        std::fs::read_dir(&self.listing.seed_dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+}
+
+pub fn discover(binaries: &[TestBinary], filter: Option<&str>) -> Result<Vec<Property>, String> {
+    let mut properties = Vec::new();
+    for binary in binaries {
+        let output = Command::new(&binary.path)
+            .args(["--list", "--format", "terse"])
+            .env(LIST_ENV, "1")
+            .current_dir(&binary.package_root)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", binary.path.display()))?;
+        if !output.status.success() {
+            return Err(format!(
+                "{} --list failed ({}):\n{}",
+                binary.path.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            match parse_listing(line) {
+                Some(Ok(listing)) if filter.is_none_or(|f| listing.full_path.contains(f)) => {
+                    properties.push(Property {
+                        listing,
+                        binary: binary.clone(),
+                    });
+                }
+                Some(Err(problem)) => {
+                    return Err(format!(
+                        "{} printed a property this cargo-covcheck cannot read ({problem}); \
+                         are cargo-covcheck and covcheck-rt the same version?",
+                        binary.path.display()
+                    ));
+                }
+                Some(Ok(_)) | None => {}
+            }
+        }
+    }
+    properties.sort_by(|a, b| a.listing.full_path.cmp(&b.listing.full_path));
+    properties.dedup_by(|a, b| {
+        a.listing.full_path == b.listing.full_path && a.binary.path == b.binary.path
+    });
+    Ok(properties)
+}

@@ -1,0 +1,570 @@
+//! Runs each property's campaign in worker processes and never loses what
+//! they find.
+//!
+//! A worker is the property's own test binary, started on that one test with
+//! a [`WorkerConfig`]. It reports progress and caught panics as events. When
+//! it dies instead (abort, stack overflow, segfault, per-execution timeout,
+//! the memory limit), the input it was running is still in its in-flight
+//! file; the supervisor reads it, has a second worker reproduce and shrink it
+//! in forked children, and saves the result. With `--keep-going` the campaign
+//! then restarts from its corpus cache.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
+
+use covcheck_rt::protocol::{
+    EXIT_TIMEOUT, Event, FailureKind, Finding, Progress, WORKER_ENV, WorkerConfig, WorkerMode,
+    inflight_len, parse_event, read_inflight,
+};
+use covcheck_rt::source::Limits;
+use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, FailureRecord, SeedFile, SeedKind, SeedStore};
+
+use crate::discover::Property;
+
+/// How every campaign of this invocation runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub runs: Option<u64>,
+    pub time: Option<Duration>,
+    pub timeout: Duration,
+    pub rss_limit_mb: u64,
+    pub keep_going: bool,
+    pub resume: bool,
+    pub save: bool,
+    pub cmp_mutations: bool,
+    pub seed: u64,
+    pub covcheck_dir: PathBuf,
+}
+
+/// What the supervisor tells the reporter, tagged with the property's index.
+#[derive(Debug)]
+pub enum Update {
+    Started(usize),
+    Progress(usize, Progress),
+    /// A worker died; its input is being reproduced and shrunk.
+    Crashed(usize, FailureKind),
+    Finding(usize, Box<Reported>),
+    Error(usize, String),
+    Finished(usize, Summary),
+}
+
+/// A finding and where it was saved.
+#[derive(Debug)]
+pub struct Reported {
+    pub finding: Finding,
+    pub seed: Result<PathBuf, String>,
+}
+
+/// The end result of one property's campaign.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub execs: u64,
+    pub edges: usize,
+    pub corpus: usize,
+    pub elapsed: Duration,
+    pub findings: usize,
+    pub errors: usize,
+}
+
+/// Runs the campaign of `property` to the end of its budget.
+pub fn run_property(
+    index: usize,
+    property: &Property,
+    settings: &Settings,
+    updates: &Sender<Update>,
+) {
+    let started = Instant::now();
+    let _ = updates.send(Update::Started(index));
+    let key = sanitize(&format!(
+        "{}.{}",
+        property.listing.package, property.listing.full_path
+    ));
+    let work = settings.covcheck_dir.join("work").join(&key);
+    let corpus_dir = if settings.resume {
+        settings.covcheck_dir.join("corpus").join(&key)
+    } else {
+        let dir = work.join("corpus");
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    };
+    let mut summary = Summary::default();
+    let mut seen: HashSet<(FailureKind, String)> = HashSet::new();
+    let mut attempt = 0u64;
+    loop {
+        let runs = settings.runs.map(|r| r.saturating_sub(summary.execs));
+        let time = settings.time.map(|t| t.saturating_sub(started.elapsed()));
+        if runs == Some(0) || time.is_some_and(|t| t.is_zero()) {
+            break;
+        }
+        let config = WorkerConfig {
+            test_name: property.listing.test_name.clone(),
+            mode: WorkerMode::Campaign,
+            rng_seed: settings.seed
+                ^ fnv(&property.listing.full_path)
+                ^ attempt.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            runs,
+            time_ms: time.map(|t| t.as_millis() as u64),
+            timeout_ms: settings.timeout.as_millis() as u64,
+            rss_limit_mb: settings.rss_limit_mb,
+            corpus_dir: corpus_dir.clone(),
+            inflight_path: work.join("inflight"),
+            cmp_mutations: settings.cmp_mutations,
+            max_len: Limits::default().max_len,
+            stop_on_failure: !settings.keep_going,
+        };
+        attempt += 1;
+        let outcome = match run_worker(property, &work, &config, settings, |event| match event {
+            Event::Status(p) => {
+                let _ = updates.send(Update::Progress(index, offset(*p, &summary)));
+            }
+            Event::Started { .. } => {}
+            _ => {}
+        }) {
+            Ok(outcome) => outcome,
+            Err(message) => {
+                summary.errors += 1;
+                let _ = updates.send(Update::Error(index, message));
+                break;
+            }
+        };
+        let progress = outcome.last_progress;
+        summary.execs += progress.execs;
+        summary.edges = summary.edges.max(progress.edges);
+        summary.corpus = summary.corpus.max(progress.corpus);
+        let mut found = false;
+        for finding in outcome.findings {
+            found = true;
+            report_finding(
+                index,
+                property,
+                settings,
+                finding,
+                &mut seen,
+                &mut summary,
+                updates,
+            );
+        }
+        for message in outcome.errors {
+            summary.errors += 1;
+            let _ = updates.send(Update::Error(index, message));
+        }
+        if let Some(death) = outcome.death {
+            found = true;
+            let _ = updates.send(Update::Crashed(index, death.kind));
+            let finding = shrink_crash(property, &work, &config, settings, &death);
+            let mut finding = finding.unwrap_or_else(|problem| Finding {
+                kind: death.kind,
+                choices: death.choices.clone(),
+                message: format!("{} ({problem})", death.detail),
+                location: String::new(),
+                args: Vec::new(),
+                execs_to_find: 0,
+                shrink_runs: 0,
+                shrink_note: Some("not shrunk".to_string()),
+            });
+            finding.execs_to_find = summary.execs;
+            report_finding(
+                index,
+                property,
+                settings,
+                finding,
+                &mut seen,
+                &mut summary,
+                updates,
+            );
+        } else if !found && outcome.done {
+            break; // the budget is spent
+        }
+        if found && !settings.keep_going {
+            break;
+        }
+        if !outcome.done && !found {
+            break; // the worker ended without telling why; errors were reported
+        }
+    }
+    summary.elapsed = started.elapsed();
+    let _ = updates.send(Update::Finished(index, summary));
+}
+
+/// Status from a restarted worker, counted on top of earlier workers.
+fn offset(p: Progress, before: &Summary) -> Progress {
+    Progress {
+        execs: p.execs + before.execs,
+        ..p
+    }
+}
+
+fn report_finding(
+    index: usize,
+    property: &Property,
+    settings: &Settings,
+    finding: Finding,
+    seen: &mut HashSet<(FailureKind, String)>,
+    summary: &mut Summary,
+    updates: &Sender<Update>,
+) {
+    if !seen.insert((finding.kind, finding.location.clone())) {
+        return; // the same failure again (with --keep-going)
+    }
+    summary.findings += 1;
+    let seed = if settings.save {
+        save_seed(property, &finding)
+    } else {
+        Err("not saved (--no-save)".to_string())
+    };
+    let _ = updates.send(Update::Finding(index, Box::new(Reported { finding, seed })));
+}
+
+fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, String> {
+    let store = SeedStore::in_dir(property.listing.seed_dir.clone());
+    let file = SeedFile {
+        format: FORMAT_VERSION,
+        property: property.listing.full_path.clone(),
+        kind: SeedKind::Failure,
+        choices: SeedFile::format_indices(&finding.choices),
+        failure: Some(FailureRecord {
+            message: finding.message.clone(),
+            location: finding.location.clone(),
+            kind: (finding.kind != FailureKind::Panic).then(|| kind_name(finding.kind)),
+        }),
+        args: finding
+            .args
+            .iter()
+            .map(|(name, value)| ArgRecord {
+                name: name.clone(),
+                value: value.clone(),
+            })
+            .collect(),
+    };
+    store
+        .save(&file)
+        .map_err(|e| format!("could not save the seed in {}: {e}", store.dir().display()))
+}
+
+fn kind_name(kind: FailureKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A worker that died, and the input it was running.
+#[derive(Debug)]
+struct Death {
+    kind: FailureKind,
+    detail: String,
+    choices: Vec<u64>,
+}
+
+#[derive(Debug, Default)]
+struct WorkerOutcome {
+    last_progress: Progress,
+    findings: Vec<Finding>,
+    errors: Vec<String>,
+    done: bool,
+    death: Option<Death>,
+}
+
+/// How long a worker may go without a word before it is considered hung
+/// (LibAFL's own timeout handles hangs in the property; this catches the rest).
+const SILENCE_LIMIT: Duration = Duration::from_secs(120);
+
+fn run_worker(
+    property: &Property,
+    work: &Path,
+    config: &WorkerConfig,
+    settings: &Settings,
+    mut on_event: impl FnMut(&Event),
+) -> Result<WorkerOutcome, String> {
+    std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let config_path = work.join(match config.mode {
+        WorkerMode::Campaign => "campaign.json",
+        WorkerMode::ShrinkCrash { .. } => "shrink.json",
+    });
+    let json = serde_json::to_string_pretty(config).expect("configs serialize");
+    std::fs::write(&config_path, json)
+        .map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
+    let inflight = &config.inflight_path;
+    let zeros = vec![0u8; inflight_len(Limits::default().max_choices)];
+    std::fs::write(inflight, zeros)
+        .map_err(|e| format!("cannot write {}: {e}", inflight.display()))?;
+    let log_path = work.join(match config.mode {
+        WorkerMode::Campaign => "campaign.log",
+        WorkerMode::ShrinkCrash { .. } => "shrink.log",
+    });
+    let log = File::create(&log_path)
+        .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+
+    let mut child = Command::new(&property.binary.path)
+        .args([
+            property.listing.test_name.as_str(),
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(WORKER_ENV, &config_path)
+        .current_dir(&property.binary.package_root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", property.binary.path.display()))?;
+    let stdout = child.stdout.take().expect("piped");
+    let watchdog = Watchdog::start(&child, settings.rss_limit_mb);
+
+    let mut outcome = WorkerOutcome::default();
+    for line in BufReader::new(stdout).lines() {
+        let Ok(line) = line else { break };
+        let Some(event) = parse_event(&line) else {
+            continue;
+        };
+        watchdog.heard();
+        match event {
+            Ok(event) => {
+                on_event(&event);
+                match event {
+                    Event::Status(p) => outcome.last_progress = p,
+                    Event::Done(p) => {
+                        outcome.last_progress = p;
+                        outcome.done = true;
+                    }
+                    Event::Finding(f) => outcome.findings.push(f),
+                    Event::Error { message } => outcome.errors.push(message),
+                    Event::Started { .. } => {}
+                }
+            }
+            Err(problem) => outcome
+                .errors
+                .push(format!("unreadable worker event: {problem}")),
+        }
+    }
+    let status = wait(&mut child);
+    let (out_of_memory, silent) = watchdog.stop();
+    let failed_test = status.is_some_and(|s| s.code() == Some(LIBTEST_FAILED));
+    if failed_test && !out_of_memory && !silent {
+        // A panic outside the property's own code: covcheck's fault, not a finding.
+        outcome.errors.push(format!(
+            "the worker failed; this is a bug in covcheck, please report it with this output:\n{}",
+            tail(&log_path, 30)
+        ));
+    } else if !outcome.done && status.is_some_and(|s| !s.success()) || out_of_memory || silent {
+        if let Some(death) = classify_death(status, out_of_memory, silent, settings, &log_path) {
+            let choices = read_inflight(inflight)
+                .map_err(|e| format!("cannot read {}: {e}", inflight.display()))?;
+            outcome.death = Some(Death { choices, ..death });
+        }
+    } else if !outcome.done
+        && outcome.errors.is_empty()
+        && matches!(config.mode, WorkerMode::Campaign)
+    {
+        outcome.errors.push(format!(
+            "the worker exited ({}) without finishing; its output is in {}",
+            status.map_or("unknown status".to_string(), |s| s.to_string()),
+            log_path.display()
+        ));
+    }
+    Ok(outcome)
+}
+
+/// libtest's exit status when a test failed.
+const LIBTEST_FAILED: i32 = 101;
+
+/// The last `lines` lines of a log file.
+fn tail(path: &Path, lines: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+fn wait(child: &mut Child) -> Option<ExitStatus> {
+    child.wait().ok()
+}
+
+/// Names what killed a worker from its exit status. LibAFL's handlers exit
+/// with 128 + the signal after a crash and with [`EXIT_TIMEOUT`] after a hang.
+fn classify_death(
+    status: Option<ExitStatus>,
+    out_of_memory: bool,
+    silent: bool,
+    settings: &Settings,
+    log: &Path,
+) -> Option<Death> {
+    let (kind, detail) = if out_of_memory {
+        (
+            FailureKind::OutOfMemory,
+            format!("used more than {} MiB of memory", settings.rss_limit_mb),
+        )
+    } else if silent {
+        (
+            FailureKind::Timeout,
+            format!("the worker hung for {} s", SILENCE_LIMIT.as_secs()),
+        )
+    } else {
+        let status = status?;
+        let log_text = std::fs::read_to_string(log).unwrap_or_default();
+        let signal = status
+            .signal()
+            .or_else(|| status.code().filter(|c| *c > 128).map(|c| c - 128));
+        match (status.code(), signal) {
+            (Some(EXIT_TIMEOUT), _) => (
+                FailureKind::Timeout,
+                format!("ran longer than {} ms", settings.timeout.as_millis()),
+            ),
+            _ if log_text.contains("memory allocation of") => {
+                (FailureKind::OutOfMemory, "allocation failed".to_string())
+            }
+            (_, Some(libc::SIGABRT)) => (FailureKind::Abort, "aborted (SIGABRT)".to_string()),
+            (_, Some(libc::SIGSEGV | libc::SIGBUS)) => (
+                FailureKind::Segfault,
+                format!("killed by signal {}", signal?),
+            ),
+            (_, Some(sig)) => (FailureKind::Crash, format!("killed by signal {sig}")),
+            (Some(code), None) => (FailureKind::Crash, format!("exited with status {code}")),
+            (None, None) => return None,
+        }
+    };
+    Some(Death {
+        kind,
+        detail,
+        choices: Vec::new(),
+    })
+}
+
+/// Reproduces and shrinks a crash in a second worker.
+fn shrink_crash(
+    property: &Property,
+    work: &Path,
+    campaign: &WorkerConfig,
+    settings: &Settings,
+    death: &Death,
+) -> Result<Finding, String> {
+    let config = WorkerConfig {
+        mode: WorkerMode::ShrinkCrash {
+            choices: death.choices.clone(),
+        },
+        inflight_path: work.join("inflight-shrink"),
+        ..campaign.clone()
+    };
+    let outcome = run_worker(property, work, &config, settings, |_| {})?;
+    if let Some(finding) = outcome.findings.into_iter().next() {
+        return Ok(finding);
+    }
+    Err(outcome
+        .errors
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| "the shrinking worker reported nothing".to_string()))
+}
+
+/// Watches a worker's memory and liveness from a thread of its own.
+struct Watchdog {
+    pid: i32,
+    last_heard: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    out_of_memory: Arc<AtomicBool>,
+    silent: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    epoch: Instant,
+}
+
+impl Watchdog {
+    fn start(child: &Child, rss_limit_mb: u64) -> Watchdog {
+        let pid = child.id() as i32;
+        let epoch = Instant::now();
+        let last_heard = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let out_of_memory = Arc::new(AtomicBool::new(false));
+        let silent = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (last_heard, stop, oom, silent) = (
+                last_heard.clone(),
+                stop.clone(),
+                out_of_memory.clone(),
+                silent.clone(),
+            );
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(20));
+                    let quiet =
+                        epoch.elapsed().as_millis() as u64 - last_heard.load(Ordering::SeqCst);
+                    let over = rss_mb(pid) > rss_limit_mb;
+                    if over || quiet > SILENCE_LIMIT.as_millis() as u64 {
+                        if over {
+                            oom.store(true, Ordering::SeqCst);
+                        } else {
+                            silent.store(true, Ordering::SeqCst);
+                        }
+                        // SAFETY: kill(2) on our own child, not yet reaped.
+                        unsafe { libc::kill(pid, libc::SIGKILL) };
+                        break;
+                    }
+                }
+            })
+        };
+        Watchdog {
+            pid,
+            last_heard,
+            stop,
+            out_of_memory,
+            silent,
+            thread: Some(thread),
+            epoch,
+        }
+    }
+
+    fn heard(&self) {
+        self.last_heard
+            .store(self.epoch.elapsed().as_millis() as u64, Ordering::SeqCst);
+    }
+
+    fn stop(mut self) -> (bool, bool) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        let _ = self.pid;
+        (
+            self.out_of_memory.load(Ordering::SeqCst),
+            self.silent.load(Ordering::SeqCst),
+        )
+    }
+}
+
+/// The resident set of a process, in MiB (0 once it is gone).
+fn rss_mb(pid: i32) -> u64 {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4096 / (1024 * 1024)
+}
+
+/// A file-name-safe version of a property path.
+fn sanitize(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '.'
+            }
+        })
+        .collect()
+}
+
+/// FNV-1a, to derive a per-property RNG seed that does not depend on order.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}

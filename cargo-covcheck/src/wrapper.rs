@@ -1,0 +1,110 @@
+//! The `RUSTC_WORKSPACE_WRAPPER` side of this binary: cargo runs
+//! `cargo-covcheck <rustc> <args>` for every crate of the workspace being
+//! built, and we add the SanitizerCoverage flags to the crates under test.
+//!
+//! Why a workspace wrapper and not `RUSTFLAGS`: `RUSTFLAGS` would instrument
+//! std's dependents, covcheck-rt (whose callbacks would then recurse into
+//! themselves) and every dependency. Cargo sets `CARGO_PRIMARY_PACKAGE` for the
+//! packages selected on the command line, which is exactly the crate under
+//! test; its build script and proc-macros are left alone (an instrumented
+//! proc-macro fails to load with a misleading E0463).
+
+use std::ffi::OsString;
+use std::process::Command;
+
+/// Set by `cargo covcheck` for the cargo it runs: this process is the wrapper.
+pub const WRAPPER_ENV: &str = "COVCHECK_RUSTC_WRAPPER";
+/// Path of the weak-callback archive to link into instrumented executables.
+pub const STUBS_ENV: &str = "COVCHECK_SANCOV_STUBS";
+
+/// The flags that instrument a crate. `-Cpasses=sancov-module` is what makes
+/// the `-sanitizer-coverage-*` options take effect on stable.
+pub const SANCOV_FLAGS: [&str; 6] = [
+    "-Cpasses=sancov-module",
+    "-Cllvm-args=-sanitizer-coverage-level=3",
+    "-Cllvm-args=-sanitizer-coverage-inline-8bit-counters",
+    "-Cllvm-args=-sanitizer-coverage-pc-table",
+    "-Cllvm-args=-sanitizer-coverage-trace-compares",
+    // Keep `memcmp` calls as calls (rather than inline loads) so that the
+    // runtime's `memcmp`/`bcmp` see byte-string comparisons.
+    "-Cllvm-args=-max-loads-per-memcmp=0",
+];
+
+/// Runs rustc with `args` (the first is rustc itself), instrumenting when due.
+pub fn run(args: Vec<OsString>) -> ! {
+    let Some((rustc, rest)) = args.split_first() else {
+        eprintln!("covcheck: the rustc wrapper was called without a compiler");
+        std::process::exit(2)
+    };
+    let mut command = Command::new(rustc);
+    command.args(rest);
+    if should_instrument(rest) {
+        command.args(SANCOV_FLAGS);
+        let links = rest.iter().any(|a| a == "--test")
+            || value_of(rest, "--crate-type").as_deref() == Some("bin");
+        if links && let Some(stubs) = std::env::var_os(STUBS_ENV) {
+            let mut arg = OsString::from("-Clink-arg=");
+            arg.push(stubs);
+            command.arg(arg);
+        }
+    }
+    match command.status() {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(e) => {
+            eprintln!("covcheck: cannot run {}: {e}", rustc.to_string_lossy());
+            std::process::exit(2)
+        }
+    }
+}
+
+fn value_of(args: &[OsString], flag: &str) -> Option<String> {
+    let position = args.iter().position(|a| a == flag)?;
+    args.get(position + 1)
+        .map(|v| v.to_string_lossy().into_owned())
+}
+
+fn should_instrument(args: &[OsString]) -> bool {
+    if std::env::var_os("CARGO_PRIMARY_PACKAGE").is_none() {
+        return false;
+    }
+    let Some(name) = value_of(args, "--crate-name") else {
+        return false; // `rustc -vV`, `--print` and other queries
+    };
+    name != "build_script_build"
+        && !name.starts_with("build_script_")
+        && name != "covcheck_rt"
+        && value_of(args, "--crate-type").as_deref() != Some("proc-macro")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn instruments_primary_libraries_and_tests_only() {
+        // SAFETY (of the test): no other test of this binary reads this variable.
+        unsafe { std::env::set_var("CARGO_PRIMARY_PACKAGE", "1") };
+        assert!(should_instrument(&args(&[
+            "--crate-name",
+            "dut",
+            "--crate-type",
+            "lib"
+        ])));
+        assert!(should_instrument(&args(&["--crate-name", "dut", "--test"])));
+        assert!(!should_instrument(&args(&[
+            "--crate-name",
+            "build_script_build"
+        ])));
+        assert!(!should_instrument(&args(&[
+            "--crate-name",
+            "m",
+            "--crate-type",
+            "proc-macro"
+        ])));
+        assert!(!should_instrument(&args(&["-vV"])));
+    }
+}

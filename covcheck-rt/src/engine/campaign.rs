@@ -1,0 +1,364 @@
+//! One property's coverage-guided campaign on LibAFL.
+//!
+//! LibAFL supplies the proven machinery: the in-process executor with its
+//! crash and timeout handlers, the hit-count map observer over the sancov
+//! 8-bit counters, max-map novelty feedback, the state and the mutational
+//! stage. covcheck supplies the structure-aware parts: the choice-sequence
+//! input, its mutator ([`super::mutator`]) and a rarity scheduler
+//! ([`super::scheduler`]).
+//!
+//! A panic is caught in the harness (the property runs under
+//! [`crate::property::execute`]), shrunk here and reported; the worker then
+//! stops. Anything that kills the process (abort, stack overflow, segfault,
+//! timeout) leaves its input in the in-flight slot for the supervisor.
+
+use std::cell::{Cell, RefCell};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use libafl::corpus::HasCurrentCorpusId;
+use libafl::corpus::{Corpus, CorpusId, InMemoryCorpus};
+use libafl::events::SimpleEventManager;
+use libafl::executors::hooks::inprocess::HasTimeout;
+use libafl::executors::hooks::timer::TimerStruct;
+use libafl::executors::{ExitKind, InProcessExecutor};
+use libafl::feedback_or_fast;
+use libafl::feedbacks::{CrashFeedback, MaxMapFeedback, TimeoutFeedback};
+use libafl::fuzzer::{Evaluator, Fuzzer, StdFuzzer};
+use libafl::monitors::NopMonitor;
+use libafl::mutators::{MutationResult, Mutator};
+use libafl::observers::{HitcountsMapObserver, StdMapObserver};
+use libafl::stages::StdMutationalStage;
+use libafl::state::{HasCorpus, StdState};
+use libafl_bolts::Named;
+use libafl_bolts::rands::StdRand;
+use libafl_bolts::tuples::tuple_list;
+
+use crate::config::Config;
+use crate::engine::inflight::Inflight;
+use crate::engine::input::{ChoiceInput, parse_choices};
+use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
+use crate::engine::scheduler::RarityScheduler;
+use crate::engine::{finding_from_shrunk, sancov};
+use crate::harness::PropertyInfo;
+use crate::property::{PropertyFn, Status, execute, take_over_panic_hook};
+use crate::protocol::{Event, FailureKind, Progress, WorkerConfig, emit};
+use crate::rng::Rng;
+use crate::shrink::shrink;
+use crate::source::{Limits, Source};
+use crate::store::SeedKind;
+
+/// Collections in fresh random inputs start this long at most; the bound
+/// doubles each time the campaign goes [`STALL_EXECS`] executions without new
+/// coverage (seed 004's iterative deepening), so early finds are small.
+const INITIAL_BOUND: usize = 4;
+const STALL_EXECS: u64 = 20_000;
+/// Fresh random inputs evaluated to start a campaign.
+const INITIAL_INPUTS: u64 = 32;
+const STATUS_EVERY: Duration = Duration::from_millis(500);
+
+/// The LibAFL mutator: learns each corpus entry's shape once, then applies
+/// [`ChoiceMutator`].
+struct CovcheckMutator<'a, 'p> {
+    property: &'a PropertyFn<'p>,
+    limits: Limits,
+    inner: ChoiceMutator,
+    cache: ShapeCache,
+    trace: bool,
+    /// Inputs longer than this many choices are not mutated further.
+    max_choices: &'a Cell<usize>,
+}
+
+impl Named for CovcheckMutator<'_, '_> {
+    fn name(&self) -> &std::borrow::Cow<'static, str> {
+        static NAME: std::borrow::Cow<'static, str> = std::borrow::Cow::Borrowed("covcheck");
+        &NAME
+    }
+}
+
+impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for CovcheckMutator<'_, '_> {
+    fn mutate(
+        &mut self,
+        state: &mut S,
+        input: &mut ChoiceInput,
+    ) -> Result<MutationResult, libafl::Error> {
+        let id = state.current_corpus_id()?.map_or(usize::MAX, |id| id.0);
+        let (property, limits, trace) = (self.property, self.limits, self.trace);
+        let (entry, new) = self.cache.get_or_learn(id, || {
+            (
+                Shape::learn(property, &input.choices, limits, trace),
+                input.choices.clone(),
+            )
+        });
+        if new {
+            self.inner.learn_tokens(&entry.0.comparisons);
+        }
+        let donor = self.cache.other(&mut self.inner.rng, id);
+        let changed = self.inner.mutate(
+            &entry.0,
+            &mut input.choices,
+            donor.as_ref().map(|d| (&d.0, d.1.as_slice())),
+        );
+        if !changed || input.choices.len() > self.max_choices.get() {
+            return Ok(MutationResult::Skipped);
+        }
+        Ok(MutationResult::Mutated)
+    }
+
+    fn post_exec(&mut self, _state: &mut S, _new: Option<CorpusId>) -> Result<(), libafl::Error> {
+        Ok(())
+    }
+}
+
+/// A failure the harness caught, with the execution count when it happened.
+struct Caught {
+    choices: Vec<u64>,
+    execs: u64,
+}
+
+pub fn run(
+    info: &PropertyInfo,
+    property: &PropertyFn<'_>,
+    request: &WorkerConfig,
+) -> Result<(), String> {
+    let started = Instant::now();
+    let base = Config::resolve(&info.attributes)?;
+    let limits = base.limits;
+    let (map, map_len) = sancov::counters();
+    if map_len == 0 {
+        return Err(format!(
+            "`{}` is not instrumented (no coverage counters): build it with `cargo covcheck`",
+            info.full_path()
+        ));
+    }
+    let mut inflight = Inflight::open(&request.inflight_path)
+        .map_err(|e| format!("cannot map {}: {e}", request.inflight_path.display()))?;
+
+    let caught: RefCell<Option<Caught>> = RefCell::new(None);
+    let execs = Cell::new(0u64);
+    let mut harness = |input: &ChoiceInput| {
+        inflight.store(&input.choices);
+        execs.set(execs.get() + 1);
+        let case = execute(
+            property,
+            Source::replay(input.choices.clone(), limits),
+            false,
+        );
+        match case.status {
+            Status::Failed(_) => {
+                let mut caught = caught.borrow_mut();
+                if caught.is_none() {
+                    *caught = Some(Caught {
+                        choices: case.indices(),
+                        execs: execs.get(),
+                    });
+                }
+                ExitKind::Crash
+            }
+            _ => ExitKind::Ok,
+        }
+    };
+
+    // SAFETY: the counters section lives as long as the process.
+    let observer = HitcountsMapObserver::new(unsafe {
+        StdMapObserver::from_mut_ptr("counters", map, map_len)
+    });
+    let mut feedback = MaxMapFeedback::new(&observer);
+    let mut objective = feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new());
+    let mut state = StdState::new(
+        StdRand::with_seed(request.rng_seed),
+        InMemoryCorpus::<ChoiceInput>::new(),
+        InMemoryCorpus::new(),
+        &mut feedback,
+        &mut objective,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut mgr = SimpleEventManager::new(NopMonitor::new());
+    let scheduler = RarityScheduler::new(request.rng_seed ^ 0x5eed);
+    let edges = scheduler.edges();
+    let mut fuzzer = StdFuzzer::new(scheduler, feedback, objective);
+    let timeout = Duration::from_millis(request.timeout_ms.max(1));
+    #[allow(deprecated)] // the builder needs the same five parts
+    let mut executor = InProcessExecutor::with_timeout(
+        &mut harness,
+        tuple_list!(observer),
+        &mut fuzzer,
+        &mut state,
+        &mut mgr,
+        timeout,
+    )
+    .map_err(|e| e.to_string())?;
+    // Two `timer_settime` calls per execution cost almost half the
+    // throughput; batch mode arms the timer once per batch and still catches
+    // a hang within twice the timeout.
+    *executor.hooks_mut().0.timer_mut() = TimerStruct::batch_mode(timeout);
+    // LibAFL's panic hook ends the process on any panic, even a caught one.
+    take_over_panic_hook();
+
+    let max_choices = Cell::new(limits.max_choices);
+    let mutator = CovcheckMutator {
+        property,
+        limits,
+        inner: ChoiceMutator::new(request.rng_seed ^ 0xc0ffee, request.cmp_mutations),
+        cache: ShapeCache::default(),
+        trace: request.cmp_mutations,
+        max_choices: &max_choices,
+    };
+    let mut stages = tuple_list!(StdMutationalStage::new(mutator));
+
+    // Resume from the corpus cache, and start from the property's covering
+    // seeds (failure seeds are `cargo test`'s business: they are regressions).
+    let mut initial: Vec<Vec<u64>> = load_corpus_dir(&request.corpus_dir);
+    if let Ok(seeds) = info.seed_store().load() {
+        initial.extend(
+            seeds
+                .into_iter()
+                .filter(|s| s.file.kind == SeedKind::Covering)
+                .map(|s| s.indices),
+        );
+    }
+    let mut rng = Rng::new(request.rng_seed);
+    let bound = Cell::new(INITIAL_BOUND.min(limits.max_len));
+    let fresh = |rng: &mut Rng, bound: usize| {
+        let limits = Limits {
+            max_len: bound,
+            ..limits
+        };
+        execute(
+            property,
+            Source::random(rng.at_most(u64::MAX), limits),
+            false,
+        )
+        .indices()
+    };
+    for _ in 0..INITIAL_INPUTS {
+        initial.push(fresh(&mut rng, bound.get()));
+    }
+    let mut persisted = 0usize;
+    for choices in initial {
+        if caught.borrow().is_some() {
+            break;
+        }
+        fuzzer
+            .evaluate_input(
+                &mut state,
+                &mut executor,
+                &mut mgr,
+                &ChoiceInput { choices },
+            )
+            .map_err(|e| e.to_string())?;
+    }
+    if state.corpus().count() == 0 && caught.borrow().is_none() {
+        fuzzer
+            .add_input(&mut state, &mut executor, &mut mgr, ChoiceInput::default())
+            .map_err(|e| e.to_string())?;
+    }
+    emit(&Event::Started {
+        counters: map_len,
+        corpus: state.corpus().count(),
+    });
+
+    let deadline = request
+        .time_ms
+        .map(|ms| started + Duration::from_millis(ms));
+    let mut last_status = Instant::now();
+    let mut last_growth = (state.corpus().count(), execs.get());
+    loop {
+        if caught.borrow().is_some()
+            || request.runs.is_some_and(|runs| execs.get() >= runs)
+            || deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            break;
+        }
+        fuzzer
+            .fuzz_one(&mut stages, &mut executor, &mut state, &mut mgr)
+            .map_err(|e| e.to_string())?;
+        // A fresh heuristic input now and then keeps the campaign at least as
+        // strong as plain random testing.
+        if caught.borrow().is_none() {
+            let choices = fresh(&mut rng, bound.get());
+            fuzzer
+                .evaluate_input(
+                    &mut state,
+                    &mut executor,
+                    &mut mgr,
+                    &ChoiceInput { choices },
+                )
+                .map_err(|e| e.to_string())?;
+        }
+        let count = state.corpus().count();
+        if count != last_growth.0 {
+            last_growth = (count, execs.get());
+        } else if execs.get() - last_growth.1 > STALL_EXECS && bound.get() < limits.max_len {
+            bound.set((bound.get() * 2).min(limits.max_len));
+            last_growth.1 = execs.get();
+        }
+        persisted = persist_new_entries(&state, persisted, &request.corpus_dir);
+        if last_status.elapsed() >= STATUS_EVERY {
+            emit(&Event::Status(Progress {
+                execs: execs.get(),
+                corpus: state.corpus().count(),
+                edges: edges.get(),
+                elapsed_ms: started.elapsed().as_millis() as u64,
+            }));
+            last_status = Instant::now();
+        }
+    }
+    persist_new_entries(&state, persisted, &request.corpus_dir);
+    // Comparison tracing and shrinking must not fire LibAFL's timeout handler.
+    executor.hooks_mut().0.timer_mut().unset_timer();
+
+    if let Some(found) = caught.into_inner() {
+        let case = execute(property, Source::replay(found.choices, limits), false);
+        if case.failure().is_some() {
+            let shrunk = shrink(property, limits, case, base.shrink);
+            emit(&Event::Finding(finding_from_shrunk(
+                FailureKind::Panic,
+                &shrunk,
+                found.execs,
+            )));
+        }
+    }
+    emit(&Event::Done(Progress {
+        execs: execs.get(),
+        corpus: state.corpus().count(),
+        edges: edges.get(),
+        elapsed_ms: started.elapsed().as_millis() as u64,
+    }));
+    Ok(())
+}
+
+fn load_corpus_dir(dir: &Path) -> Vec<Vec<u64>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| parse_choices(&std::fs::read_to_string(p).ok()?).ok())
+        .collect()
+}
+
+/// Writes corpus entries added since the last call to the corpus cache.
+fn persist_new_entries<S: HasCorpus<ChoiceInput>>(state: &S, from: usize, dir: &Path) -> usize {
+    let count = state.corpus().count();
+    if count == from {
+        return count;
+    }
+    let _ = std::fs::create_dir_all(dir);
+    for n in from..count {
+        let id = state.corpus().nth(n);
+        let Ok(testcase) = state.corpus().get(id) else {
+            continue;
+        };
+        let testcase = testcase.borrow();
+        if let Some(input) = testcase.input() {
+            let name = dir.join(libafl::inputs::Input::generate_name(input, None));
+            if !name.exists() {
+                let _ = libafl::inputs::Input::to_file(input, &name);
+            }
+        }
+    }
+    count
+}

@@ -1,0 +1,217 @@
+//! Inputs that kill the process: reproduced and shrunk with one forked child
+//! per try, so that a crash, an abort, a stack overflow, a hang or runaway
+//! memory only ends the child.
+//!
+//! The kind is read from how the child ended and what it printed: Rust's own
+//! runtime reports a stack overflow ("has overflowed its stack") and a failed
+//! allocation ("memory allocation of N bytes failed") before aborting.
+//! Shrinking reuses the core shrinker: a candidate "fails" when its child
+//! dies of the same kind.
+
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::engine::finding_from_shrunk;
+use crate::harness::PropertyInfo;
+use crate::property::{PropertyFn, Status, execute};
+use crate::protocol::{Event, FailureKind, WorkerConfig, emit};
+use crate::shrink::{ShrinkBudget, shrink};
+use crate::source::{Limits, Source};
+
+/// How a forked run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    /// A panic (caught in the child: not a crash).
+    Panicked,
+    Died {
+        kind: FailureKind,
+        detail: String,
+    },
+}
+
+/// Runs `indices` in a forked child with a time and memory limit.
+pub fn run_forked(
+    property: &PropertyFn<'_>,
+    indices: &[u64],
+    limits: Limits,
+    timeout: Duration,
+    rss_limit_mb: u64,
+) -> Outcome {
+    let mut fds = [0i32; 2];
+    // SAFETY: plain libc calls; the child only runs the property and exits.
+    unsafe {
+        if libc::pipe(fds.as_mut_ptr()) != 0 {
+            return Outcome::Died {
+                kind: FailureKind::Crash,
+                detail: "pipe() failed".to_string(),
+            };
+        }
+        let pid = libc::fork();
+        if pid == 0 {
+            libc::close(fds[0]);
+            libc::dup2(fds[1], 2);
+            let case = execute(property, Source::replay(indices.to_vec(), limits), false);
+            let code = match case.status {
+                Status::Failed(_) => 101,
+                _ => 0,
+            };
+            libc::_exit(code);
+        }
+        libc::close(fds[1]);
+        libc::fcntl(fds[0], libc::F_SETFL, libc::O_NONBLOCK);
+        let mut stderr = std::fs::File::from_raw_fd(fds[0]);
+        let mut output = Vec::new();
+        let started = Instant::now();
+        let mut status = 0;
+        let killed_for = loop {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = stderr.read(&mut chunk) {
+                if output.len() < 65536 {
+                    output.extend_from_slice(&chunk[..n]);
+                }
+            }
+            if libc::waitpid(pid, &mut status, libc::WNOHANG) == pid {
+                break None;
+            }
+            let over = if started.elapsed() > timeout {
+                Some(FailureKind::Timeout)
+            } else if rss_mb(pid) > rss_limit_mb {
+                Some(FailureKind::OutOfMemory)
+            } else {
+                None
+            };
+            if let Some(kind) = over {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+                break Some(kind);
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        };
+        let _ = stderr.read_to_end(&mut output);
+        let text = String::from_utf8_lossy(&output).into_owned();
+        if let Some(kind) = killed_for {
+            let detail = match kind {
+                FailureKind::Timeout => format!("ran longer than {} ms", timeout.as_millis()),
+                _ => format!("used more than {rss_limit_mb} MiB of memory"),
+            };
+            return Outcome::Died { kind, detail };
+        }
+        classify(status, &text)
+    }
+}
+
+/// The resident set of a process, in MiB (0 if unknown).
+pub fn rss_mb(pid: i32) -> u64 {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4096 / (1024 * 1024)
+}
+
+fn classify(status: i32, stderr: &str) -> Outcome {
+    if libc::WIFEXITED(status) {
+        return match libc::WEXITSTATUS(status) {
+            0 => Outcome::Passed,
+            101 => Outcome::Panicked,
+            code => Outcome::Died {
+                kind: FailureKind::Crash,
+                detail: format!("exited with status {code}"),
+            },
+        };
+    }
+    let signal = libc::WTERMSIG(status);
+    let line = |needle: &str| {
+        stderr
+            .lines()
+            .find(|l| l.contains(needle))
+            .map(|l| l.trim().to_string())
+    };
+    let (kind, detail) = if let Some(l) = line("has overflowed its stack") {
+        (FailureKind::StackOverflow, l)
+    } else if let Some(l) = line("memory allocation of") {
+        (FailureKind::OutOfMemory, l)
+    } else {
+        let kind = match signal {
+            libc::SIGABRT => FailureKind::Abort,
+            libc::SIGSEGV | libc::SIGBUS => FailureKind::Segfault,
+            libc::SIGKILL => FailureKind::OutOfMemory,
+            _ => FailureKind::Crash,
+        };
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        (
+            kind,
+            format!(
+                "killed by signal {signal}{}{last}",
+                if last.is_empty() { "" } else { ": " }
+            ),
+        )
+    };
+    Outcome::Died { kind, detail }
+}
+
+/// Reproduces `choices` alone, names its failure kind and shrinks it.
+pub fn shrink_crash(
+    info: &PropertyInfo,
+    property: &PropertyFn<'_>,
+    request: &WorkerConfig,
+    choices: &[u64],
+) -> Result<(), String> {
+    let base = Config::resolve(&info.attributes)?;
+    let limits = base.limits;
+    let timeout = Duration::from_millis(request.timeout_ms.max(1));
+    let rss = request.rss_limit_mb;
+    let (kind, detail) = match run_forked(property, choices, limits, timeout, rss) {
+        Outcome::Died { kind, detail } => (kind, detail),
+        other => {
+            return Err(format!(
+                "the input that ended the worker did not crash when run alone ({}); \
+                 it may depend on state left by earlier executions",
+                match other {
+                    Outcome::Passed => "it passed",
+                    _ => "it panicked instead",
+                }
+            ));
+        }
+    };
+    let last_detail = std::cell::RefCell::new(detail.clone());
+    let forking = |src: &mut Source| -> Result<(), String> {
+        let indices = src.replayed_indices().unwrap_or_default().to_vec();
+        src.set_generate_only(true);
+        property(src)?;
+        match run_forked(property, &indices, limits, timeout, rss) {
+            Outcome::Died { kind: k, detail } if k == kind => {
+                *last_detail.borrow_mut() = detail;
+                Err(kind.describe().to_string())
+            }
+            _ => Ok(()),
+        }
+    };
+    let case = execute(&forking, Source::replay(choices.to_vec(), limits), true);
+    if case.failure().is_none() {
+        return Err(format!(
+            "the input that ended the worker crashed once ({detail}) but not a second time"
+        ));
+    }
+    // Each try forks (and a hang costs the whole timeout), so the budget is
+    // smaller than for panics.
+    let budget = ShrinkBudget {
+        max_runs: 2000,
+        max_time: Duration::from_secs(30).min(base.shrink.max_time),
+    };
+    let shrunk = shrink(&forking, limits, case, budget);
+    let mut finding = finding_from_shrunk(kind, &shrunk, 0);
+    finding.message = last_detail.into_inner();
+    finding.location = String::new();
+    emit(&Event::Finding(finding));
+    Ok(())
+}

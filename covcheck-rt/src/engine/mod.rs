@@ -1,0 +1,62 @@
+//! The campaign engine, built only with the `campaign` feature (which
+//! `cargo covcheck` turns on in its own instrumented build): plain
+//! `cargo test` never compiles LibAFL.
+//!
+//! - [`sancov`]: the SanitizerCoverage callbacks (coverage counters,
+//!   comparison tracing, `memcmp` interposition).
+//! - [`input`], [`mutator`], [`scheduler`]: covcheck's structure-aware parts.
+//! - [`campaign`]: the LibAFL fuzzing loop of one property.
+//! - [`crash`]: reproducing and shrinking inputs that kill the process, one
+//!   forked child per try.
+//! - [`inflight`]: the shared slot that keeps the input in flight.
+
+pub mod campaign;
+pub mod crash;
+pub mod inflight;
+pub mod input;
+pub mod mutator;
+pub mod sancov;
+pub mod scheduler;
+
+use crate::harness::{PropertyInfo, trim_trailing_zeros};
+use crate::property::PropertyFn;
+use crate::protocol::{Event, FailureKind, Finding, WorkerConfig, WorkerMode, emit};
+use crate::shrink::Shrunk;
+
+/// Runs a worker request and reports its outcome as events.
+pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &WorkerConfig) {
+    let result = match &request.mode {
+        WorkerMode::Campaign => campaign::run(info, property, request),
+        WorkerMode::ShrinkCrash { choices } => {
+            crash::shrink_crash(info, property, request, choices)
+        }
+    };
+    if let Err(message) = result {
+        emit(&Event::Error { message });
+    }
+}
+
+/// The report of a shrunk failure.
+pub(crate) fn finding_from_shrunk(
+    kind: FailureKind,
+    shrunk: &Shrunk,
+    execs_to_find: u64,
+) -> Finding {
+    let failure = shrunk.case.failure();
+    Finding {
+        kind,
+        choices: trim_trailing_zeros(&shrunk.case.indices()).to_vec(),
+        message: failure.map(|f| f.message.clone()).unwrap_or_default(),
+        location: failure.map(|f| f.origin.to_string()).unwrap_or_default(),
+        args: shrunk
+            .case
+            .args
+            .iter()
+            .flatten()
+            .map(|(name, value)| (name.to_string(), value.clone()))
+            .collect(),
+        execs_to_find,
+        shrink_runs: shrunk.runs,
+        shrink_note: shrunk.stopped_early.clone(),
+    }
+}

@@ -1,0 +1,663 @@
+//! Mutations of a choice sequence, never of raw bytes.
+//!
+//! Every mutation edits the indices of an input whose *shape* (each choice's
+//! kind, the spans, the integer domains, and the comparisons it made) was
+//! learned by running it once. Because generators are pure functions of the
+//! choices, any edit still generates a valid value of the property's types:
+//! deleting a collection element's span deletes the element, changing a
+//! choice changes one field.
+//!
+//! | mutation | what it does |
+//! |---|---|
+//! | interesting / fresh | redraws one choice with the value heuristics (AFL's interesting values for its width, extremes, small values) |
+//! | bit flip, arithmetic | flips a bit of, or adds ±1..35 to, the *value* of an integer draw |
+//! | delete / duplicate / swap spans | collections grow and shrink coherently |
+//! | splice | replaces a span by a span of the same type from another corpus entry |
+//! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
+//! | token insertion | inserts a compared byte string into a string or byte vector |
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::choice::{Choice, ChoiceKind, Span, char_from_index, char_index};
+use crate::engine::sancov::{Comparisons, IntCmp, Tracing};
+use crate::heuristics;
+use crate::property::{PropertyFn, execute};
+use crate::rng::Rng;
+use crate::source::{IntDraw, Limits, Source};
+
+/// What one run of an input revealed about it.
+#[derive(Debug, Default)]
+pub struct Shape {
+    pub choices: Vec<Choice>,
+    pub spans: Vec<Span>,
+    /// Integer draws by position.
+    pub ints: HashMap<usize, IntDraw>,
+    pub comparisons: Comparisons,
+}
+
+impl Shape {
+    /// Learns the shape of `indices` by generating its arguments (without the
+    /// body), then, when `trace` is set, running it once with comparison
+    /// tracing on.
+    pub fn learn(property: &PropertyFn<'_>, indices: &[u64], limits: Limits, trace: bool) -> Shape {
+        let mut src = Source::replay(indices.to_vec(), limits);
+        src.set_generate_only(true);
+        src.record_int_draws();
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| property(&mut src)));
+        let ints = src
+            .take_int_draws()
+            .into_iter()
+            .map(|d| (d.position, d))
+            .collect();
+        let (choices, spans) = src.into_record();
+        let comparisons = if trace {
+            let tracing = Tracing::start();
+            let _ = execute(property, Source::replay(indices.to_vec(), limits), false);
+            tracing.finish()
+        } else {
+            Comparisons::default()
+        };
+        Shape {
+            choices,
+            spans,
+            ints,
+            comparisons,
+        }
+    }
+}
+
+/// One element of a string or byte vector: the position of its "more" flag
+/// and of its value choice.
+#[derive(Clone, Copy, Debug)]
+struct Element {
+    value: usize,
+    byte: u8,
+}
+
+/// Runs of string/byte-vector elements whose values are single bytes.
+fn byte_runs(shape: &Shape, indices: &[u64]) -> Vec<Vec<Element>> {
+    let mut runs = Vec::new();
+    let mut current = Vec::new();
+    let mut i = 0;
+    let choices = &shape.choices;
+    while i < choices.len() {
+        let element = (choices[i].kind == ChoiceKind::More && index_at(indices, i) == 1)
+            .then(|| byte_at(shape, indices, i + 1))
+            .flatten();
+        match element {
+            Some(byte) => {
+                current.push(Element { value: i + 1, byte });
+                i += 2;
+            }
+            None => {
+                if !current.is_empty() {
+                    runs.push(std::mem::take(&mut current));
+                }
+                i += 1;
+            }
+        }
+    }
+    if !current.is_empty() {
+        runs.push(current);
+    }
+    runs
+}
+
+fn index_at(indices: &[u64], i: usize) -> u64 {
+    indices.get(i).copied().unwrap_or(0)
+}
+
+/// The byte a choice stands for, if it is an ASCII `char` or an 8-bit integer.
+fn byte_at(shape: &Shape, indices: &[u64], i: usize) -> Option<u8> {
+    let choice = shape.choices.get(i)?;
+    let index = index_at(indices, i);
+    match choice.kind {
+        ChoiceKind::Char => {
+            let c = char_from_index(index.min(choice.max));
+            c.is_ascii().then_some(c as u8)
+        }
+        ChoiceKind::Int { .. } => {
+            let draw = shape.ints.get(&i)?;
+            (draw.bits == 8).then(|| draw.value_bits(index).map(|b| b as u8))?
+        }
+        _ => None,
+    }
+}
+
+/// The index that makes element choice `i` (a char or 8-bit integer) stand for `byte`.
+fn index_for_byte(shape: &Shape, i: usize, byte: u8) -> Option<u64> {
+    match shape.choices.get(i)?.kind {
+        ChoiceKind::Char => byte.is_ascii().then(|| char_index(byte as char)),
+        ChoiceKind::Int { .. } => shape.ints.get(&i)?.index_of(u64::from(byte)),
+        _ => None,
+    }
+}
+
+/// The mutator LibAFL's mutational stage calls; see the module docs.
+pub struct ChoiceMutator {
+    pub rng: Rng,
+    /// Input-to-state and token mutations (off for the ablation).
+    pub cmp_mutations: bool,
+    /// Byte strings seen in comparisons of any corpus entry (the dictionary).
+    pub tokens: Vec<Vec<u8>>,
+}
+
+/// The mutations, picked uniformly (the ones that do not apply to an input
+/// are skipped, and another is picked).
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Fresh,
+    Interesting,
+    BitFlip,
+    Arith,
+    DeleteSpan,
+    DuplicateSpan,
+    SwapSpans,
+    Splice,
+    InputToState,
+    InsertToken,
+}
+
+const OPS: [Op; 10] = [
+    Op::Fresh,
+    Op::Interesting,
+    Op::BitFlip,
+    Op::Arith,
+    Op::DeleteSpan,
+    Op::DuplicateSpan,
+    Op::SwapSpans,
+    Op::Splice,
+    Op::InputToState,
+    Op::InsertToken,
+];
+
+impl ChoiceMutator {
+    pub fn new(seed: u64, cmp_mutations: bool) -> Self {
+        ChoiceMutator {
+            rng: Rng::new(seed),
+            cmp_mutations,
+            tokens: Vec::new(),
+        }
+    }
+
+    /// Adds the byte strings an entry compared against to the dictionary.
+    pub fn learn_tokens(&mut self, comparisons: &Comparisons) {
+        if !self.cmp_mutations {
+            return;
+        }
+        for (a, b) in &comparisons.bytes {
+            for token in [a, b] {
+                if token.len() >= 2 && !self.tokens.contains(token) && self.tokens.len() < 1024 {
+                    self.tokens.push(token.clone());
+                }
+            }
+        }
+    }
+
+    /// Mutates `indices` (whose shape is `shape`) with a stack of 1 to 4
+    /// mutations. Span mutations only come first, while the spans still
+    /// describe the sequence. `donor` is another corpus entry for splicing.
+    /// Returns false when nothing could be changed.
+    pub fn mutate(
+        &mut self,
+        shape: &Shape,
+        indices: &mut Vec<u64>,
+        donor: Option<(&Shape, &[u64])>,
+    ) -> bool {
+        indices.resize(shape.choices.len().max(indices.len()), 0);
+        let original = indices.clone();
+        let stack = 1 + self.rng.at_most(3) as usize;
+        let mut spans_valid = true;
+        for _ in 0..stack {
+            for _attempt in 0..8 {
+                let op = *self.rng.pick(&OPS);
+                let applied = match op {
+                    Op::Fresh => self.fresh(shape, indices),
+                    Op::Interesting => self.interesting(shape, indices),
+                    Op::BitFlip => self.bit_flip(shape, indices),
+                    Op::Arith => self.arith(shape, indices),
+                    Op::DeleteSpan if spans_valid => self.delete_span(shape, indices),
+                    Op::DuplicateSpan if spans_valid => self.duplicate_span(shape, indices),
+                    Op::SwapSpans if spans_valid => self.swap_spans(shape, indices),
+                    Op::Splice if spans_valid => {
+                        donor.is_some_and(|d| self.splice(shape, indices, d))
+                    }
+                    Op::InputToState if self.cmp_mutations && spans_valid => {
+                        self.input_to_state(shape, indices)
+                    }
+                    Op::InsertToken if self.cmp_mutations && spans_valid => {
+                        self.insert_token(shape, indices)
+                    }
+                    _ => false,
+                };
+                if applied {
+                    if indices.len() != shape.choices.len() {
+                        spans_valid = false;
+                        // Positions past the end read as zero anyway.
+                        if indices.len() < shape.choices.len() {
+                            indices.resize(shape.choices.len(), 0);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        *indices != original
+    }
+
+    /// A random choice position whose index is meaningful to change.
+    fn position(&mut self, shape: &Shape) -> Option<usize> {
+        if shape.choices.is_empty() {
+            return None;
+        }
+        Some(self.rng.index(shape.choices.len()))
+    }
+
+    fn fresh(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let choice = shape.choices[i];
+        indices[i] = match shape.ints.get(&i) {
+            Some(draw) => {
+                match u64::try_from(heuristics::int_index(
+                    &mut self.rng,
+                    &draw.domain,
+                    draw.bits,
+                    draw.signed,
+                )) {
+                    Ok(index) => index,
+                    Err(_) => return false,
+                }
+            }
+            None if self.rng.percent(50) => self.rng.at_most(choice.max.min(16)),
+            None => self.rng.at_most(choice.max),
+        };
+        true
+    }
+
+    fn interesting(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let choice = shape.choices[i];
+        let Some(draw) = shape.ints.get(&i) else {
+            let picks = [0, 1, choice.max, choice.max.saturating_sub(1)];
+            indices[i] = *self.rng.pick(&picks);
+            return true;
+        };
+        let bits = draw.bits.min(64);
+        let mut values: Vec<u64> = vec![0, 1, u64::MAX, 1 << (bits - 1), (1 << (bits - 1)) - 1];
+        values.extend(AFL_VALUES.iter().map(|&v| v as u64));
+        let value = *self.rng.pick(&values);
+        match draw.index_of(value) {
+            Some(index) => {
+                indices[i] = index;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn bit_flip(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let choice = shape.choices[i];
+        match shape.ints.get(&i) {
+            Some(draw) => {
+                let Some(value) = draw.value_bits(indices[i]) else {
+                    return false;
+                };
+                let bit = self.rng.at_most(u64::from(draw.bits.min(64)) - 1);
+                match draw.index_of(value ^ (1 << bit)) {
+                    Some(index) => indices[i] = index,
+                    None => return false,
+                }
+            }
+            None => {
+                let width = 64 - choice.max.leading_zeros();
+                if width == 0 {
+                    return false;
+                }
+                let flipped = indices[i] ^ (1 << self.rng.at_most(u64::from(width) - 1));
+                indices[i] = flipped.min(choice.max);
+            }
+        }
+        true
+    }
+
+    fn arith(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let delta = 1 + self.rng.at_most(34);
+        let up = self.rng.percent(50);
+        match shape.ints.get(&i) {
+            Some(draw) => {
+                let Some(value) = draw.value_bits(indices[i]) else {
+                    return false;
+                };
+                let changed = if up {
+                    value.wrapping_add(delta)
+                } else {
+                    value.wrapping_sub(delta)
+                };
+                match draw.index_of(changed) {
+                    Some(index) => indices[i] = index,
+                    None => return false,
+                }
+            }
+            None => {
+                let max = shape.choices[i].max;
+                indices[i] = if up {
+                    indices[i].saturating_add(delta).min(max)
+                } else {
+                    indices[i].saturating_sub(delta)
+                };
+            }
+        }
+        true
+    }
+
+    fn random_span(&mut self, shape: &Shape) -> Option<Span> {
+        (!shape.spans.is_empty()).then(|| shape.spans[self.rng.index(shape.spans.len())])
+    }
+
+    fn delete_span(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let Some(span) = self.random_span(shape) else {
+            return false;
+        };
+        indices.drain(span.start..span.end);
+        true
+    }
+
+    fn duplicate_span(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let Some(span) = self.random_span(shape) else {
+            return false;
+        };
+        let copy: Vec<u64> = indices[span.start..span.end].to_vec();
+        indices.splice(span.end..span.end, copy);
+        true
+    }
+
+    fn swap_spans(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(a) = self.random_span(shape) else {
+            return false;
+        };
+        let same: Vec<&Span> = shape
+            .spans
+            .iter()
+            .filter(|b| {
+                b.label == a.label && b.len() == a.len() && (b.start >= a.end || b.end <= a.start)
+            })
+            .collect();
+        if same.is_empty() {
+            return false;
+        }
+        let b = *same[self.rng.index(same.len())];
+        for k in 0..a.len() {
+            indices.swap(a.start + k, b.start + k);
+        }
+        true
+    }
+
+    fn splice(&mut self, shape: &Shape, indices: &mut Vec<u64>, donor: (&Shape, &[u64])) -> bool {
+        let Some(target) = self.random_span(shape) else {
+            return false;
+        };
+        let (donor_shape, donor_indices) = donor;
+        let candidates: Vec<&Span> = donor_shape
+            .spans
+            .iter()
+            .filter(|s| s.label == target.label && s.end <= donor_indices.len())
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        let from = *candidates[self.rng.index(candidates.len())];
+        indices.splice(
+            target.start..target.end,
+            donor_indices[from.start..from.end].iter().copied(),
+        );
+        true
+    }
+
+    /// Replaces a draw by the other operand of a comparison it took part in.
+    fn input_to_state(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let cmps = &shape.comparisons;
+        let total = cmps.ints.len() + cmps.bytes.len();
+        if total == 0 {
+            return false;
+        }
+        // A few tries: a random comparison may not involve any draw.
+        for _ in 0..16 {
+            let pick = self.rng.index(total);
+            let applied = if pick < cmps.ints.len() {
+                let cmp = cmps.ints[pick];
+                let (from, to) = if self.rng.percent(50) {
+                    (cmp.a, cmp.b)
+                } else {
+                    (cmp.b, cmp.a)
+                };
+                self.replace_int(
+                    shape,
+                    indices,
+                    IntCmp {
+                        a: from,
+                        b: to,
+                        size: cmp.size,
+                    },
+                ) || self.resize_run(shape, indices, from, to)
+                    || (cmp.size >= 2
+                        && self.replace_bytes(
+                            shape,
+                            indices,
+                            &from.to_le_bytes()[..cmp.size as usize],
+                            &to.to_le_bytes()[..cmp.size as usize],
+                        ))
+            } else {
+                let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
+                let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
+                self.replace_bytes(shape, indices, from, to)
+            };
+            if applied {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Integer draws whose value equals `cmp.a` (in full or in its low
+    /// `cmp.size` bytes) get `cmp.b` there.
+    fn replace_int(&mut self, shape: &Shape, indices: &mut [u64], cmp: IntCmp) -> bool {
+        let mask = if cmp.size >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * cmp.size)) - 1
+        };
+        let mut matches: Vec<(usize, u64)> = Vec::new();
+        for (&position, draw) in &shape.ints {
+            let Some(value) = draw.value_bits(index_at(indices, position)) else {
+                continue;
+            };
+            let replacement = if value == cmp.a {
+                cmp.b
+            } else if value & mask == cmp.a & mask {
+                (value & !mask) | (cmp.b & mask)
+            } else {
+                continue;
+            };
+            if let Some(index) = draw.index_of(replacement) {
+                matches.push((position, index));
+            }
+        }
+        if matches.is_empty() {
+            return false;
+        }
+        let (position, index) = matches[self.rng.index(matches.len())];
+        indices[position] = index;
+        true
+    }
+
+    /// Where a byte run occurs in a string or byte vector, writes `to` over it.
+    fn replace_bytes(
+        &mut self,
+        shape: &Shape,
+        indices: &mut [u64],
+        from: &[u8],
+        to: &[u8],
+    ) -> bool {
+        if from.len() != to.len() || from.is_empty() {
+            return false;
+        }
+        let mut sites = Vec::new();
+        for run in byte_runs(shape, indices) {
+            let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
+            for start in 0..bytes.len().saturating_sub(from.len() - 1) {
+                if bytes[start..start + from.len()] == *from {
+                    sites.push(run[start..start + from.len()].to_vec());
+                }
+            }
+        }
+        if sites.is_empty() {
+            return false;
+        }
+        let site = &sites[self.rng.index(sites.len())];
+        let mut changed = false;
+        for (element, &byte) in site.iter().zip(to) {
+            if let Some(index) = index_for_byte(shape, element.value, byte) {
+                changed |= indices[element.value] != index;
+                indices[element.value] = index;
+            }
+        }
+        changed
+    }
+
+    /// A string or byte vector whose length was compared with another number
+    /// is resized to it (so that a later `memcmp` can see a candidate).
+    fn resize_run(&mut self, shape: &Shape, indices: &mut Vec<u64>, from: u64, to: u64) -> bool {
+        if to > 256 || from == to {
+            return false;
+        }
+        let runs: Vec<Vec<Element>> = byte_runs(shape, indices)
+            .into_iter()
+            .filter(|run| run.len() as u64 == from)
+            .collect();
+        if runs.is_empty() {
+            return false;
+        }
+        let run = &runs[self.rng.index(runs.len())];
+        let last = run[run.len() - 1].value;
+        let to = to as usize;
+        if to < run.len() {
+            // Drop the trailing elements (flag and value each).
+            let cut = run[to].value - 1;
+            indices.drain(cut..=last);
+        } else {
+            let element = [1, indices[last]];
+            let extra: Vec<u64> = element
+                .iter()
+                .copied()
+                .cycle()
+                .take(2 * (to - run.len()))
+                .collect();
+            indices.splice(last + 1..last + 1, extra);
+        }
+        true
+    }
+
+    /// Inserts a dictionary token into a string or byte vector.
+    fn insert_token(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        if self.tokens.is_empty() {
+            return false;
+        }
+        let runs = byte_runs(shape, indices);
+        if runs.is_empty() {
+            return false;
+        }
+        let run = &runs[self.rng.index(runs.len())];
+        let token = self.tokens[self.rng.index(self.tokens.len())].clone();
+        let at = self.rng.index(run.len() + 1);
+        let template = run[0].value;
+        let mut extra = Vec::with_capacity(2 * token.len());
+        for &byte in &token {
+            let Some(index) = index_for_byte(shape, template, byte) else {
+                return false;
+            };
+            extra.extend([1, index]);
+        }
+        let insert_at = if at == run.len() {
+            run[at - 1].value + 1
+        } else {
+            run[at].value - 1
+        };
+        indices.splice(insert_at..insert_at, extra);
+        true
+    }
+}
+
+/// AFL's interesting values for 8, 16 and 32 bits.
+const AFL_VALUES: [i64; 27] = [
+    -128,
+    -1,
+    0,
+    1,
+    16,
+    32,
+    64,
+    100,
+    127,
+    -32768,
+    -129,
+    128,
+    255,
+    256,
+    512,
+    1000,
+    1024,
+    4096,
+    32767,
+    -2147483648,
+    -100663046,
+    -32769,
+    32768,
+    65535,
+    65536,
+    100663045,
+    2147483647,
+];
+
+/// Shapes of corpus entries, learned once per entry (the traced run is the
+/// expensive part: only new entries pay it).
+#[derive(Default)]
+pub struct ShapeCache {
+    shapes: HashMap<usize, Rc<(Shape, Vec<u64>)>>,
+    ids: Vec<usize>,
+}
+
+impl ShapeCache {
+    pub fn get_or_learn(
+        &mut self,
+        id: usize,
+        learn: impl FnOnce() -> (Shape, Vec<u64>),
+    ) -> (Rc<(Shape, Vec<u64>)>, bool) {
+        if let Some(shape) = self.shapes.get(&id) {
+            return (shape.clone(), false);
+        }
+        let shape = Rc::new(learn());
+        self.shapes.insert(id, shape.clone());
+        self.ids.push(id);
+        (shape, true)
+    }
+
+    /// Another cached entry, for splicing.
+    pub fn other(&self, rng: &mut Rng, not: usize) -> Option<Rc<(Shape, Vec<u64>)>> {
+        if self.ids.len() < 2 {
+            return None;
+        }
+        let id = self.ids[rng.index(self.ids.len())];
+        (id != not).then(|| self.shapes[&id].clone())
+    }
+}

@@ -1,0 +1,245 @@
+//! The SanitizerCoverage runtime: the callbacks that the instrumented crate
+//! calls, defined here because covcheck-rt itself is never instrumented
+//! (instrumented callbacks would recurse into themselves).
+//!
+//! - `__sanitizer_cov_8bit_counters_init` hands us the counters, one byte per
+//!   edge, which the engine observes as its coverage map.
+//! - `__sanitizer_cov_pcs_init` must exist because the build asks for a PC
+//!   table (used to relate counters to code); we do not need its contents yet.
+//! - The `trace_cmp` family and `trace_switch` report integer comparisons;
+//!   `memcmp`/`bcmp` are interposed so that byte-string comparisons (Rust's
+//!   `==`, `starts_with`, `contains` on `str` and `[u8]`) are seen too, which
+//!   SanitizerCoverage alone does not report.
+//!
+//! Comparisons are only recorded while [`Tracing`] is active, which the
+//! engine turns on for one run of each new corpus entry: tracing every
+//! execution costs about two thirds of the throughput.
+
+use std::cell::Cell;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+
+static COUNTERS_START: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static COUNTERS_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// The instrumented code's 8-bit counters (empty when nothing is instrumented).
+pub fn counters() -> (*mut u8, usize) {
+    (
+        COUNTERS_START.load(Ordering::Acquire),
+        COUNTERS_LEN.load(Ordering::Acquire),
+    )
+}
+
+/// Called by each instrumented module's constructor with the bounds of the
+/// counters section. All modules of one binary share one linker section, so
+/// the ranges touch or overlap; we keep their union.
+///
+/// # Safety
+/// Called by compiler-generated code with valid section bounds.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __sanitizer_cov_8bit_counters_init(start: *mut u8, stop: *mut u8) {
+    if start.is_null() || stop <= start {
+        return;
+    }
+    let old_start = COUNTERS_START.load(Ordering::Acquire);
+    let (new_start, new_stop) = if old_start.is_null() {
+        (start, stop)
+    } else {
+        // SAFETY: old_start..old_start+len is the range recorded earlier.
+        let old_stop = unsafe { old_start.add(COUNTERS_LEN.load(Ordering::Acquire)) };
+        (start.min(old_start), stop.max(old_stop))
+    };
+    COUNTERS_START.store(new_start, Ordering::Release);
+    // SAFETY: both pointers are within (or at the end of) the same section.
+    COUNTERS_LEN.store(
+        unsafe { new_stop.offset_from(new_start) } as usize,
+        Ordering::Release,
+    );
+}
+
+/// # Safety
+/// Called by compiler-generated code.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __sanitizer_cov_pcs_init(_start: *const usize, _stop: *const usize) {}
+
+/// An integer comparison: both operands zero-extended, and the width in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntCmp {
+    pub a: u64,
+    pub b: u64,
+    pub size: u8,
+}
+
+/// The comparisons seen during one traced run.
+#[derive(Clone, Debug, Default)]
+pub struct Comparisons {
+    pub ints: Vec<IntCmp>,
+    /// Byte strings compared with `memcmp`/`bcmp` (equal lengths).
+    pub bytes: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+const MAX_INTS: usize = 4096;
+const MAX_BYTES: usize = 512;
+const MAX_BYTES_LEN: usize = 64;
+
+static TRACING: AtomicBool = AtomicBool::new(false);
+static LOG: Mutex<Comparisons> = Mutex::new(Comparisons {
+    ints: Vec::new(),
+    bytes: Vec::new(),
+});
+
+thread_local! {
+    /// Guards against recording from inside the recorder (a `memcmp` in the
+    /// allocator, say).
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Records comparisons while alive; [`Tracing::finish`] returns them.
+pub struct Tracing(());
+
+impl Tracing {
+    pub fn start() -> Tracing {
+        if let Ok(mut log) = LOG.lock() {
+            log.ints.clear();
+            log.bytes.clear();
+        }
+        TRACING.store(true, Ordering::SeqCst);
+        Tracing(())
+    }
+
+    pub fn finish(self) -> Comparisons {
+        TRACING.store(false, Ordering::SeqCst);
+        LOG.lock()
+            .map(|mut log| std::mem::take(&mut *log))
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Tracing {
+    fn drop(&mut self) {
+        TRACING.store(false, Ordering::SeqCst);
+    }
+}
+
+fn with_log(record: impl FnOnce(&mut Comparisons)) {
+    RECORDING.with(|busy| {
+        if busy.replace(true) {
+            return;
+        }
+        if let Ok(mut log) = LOG.try_lock() {
+            record(&mut log);
+        }
+        busy.set(false);
+    });
+}
+
+#[inline(always)]
+fn trace_int(a: u64, b: u64, size: u8) {
+    if TRACING.load(Ordering::Relaxed) && a != b {
+        with_log(|log| {
+            if log.ints.len() < MAX_INTS {
+                log.ints.push(IntCmp { a, b, size });
+            }
+        });
+    }
+}
+
+macro_rules! cmp_callbacks {
+    ($($name:ident, $const_name:ident: $ty:ty, $size:expr;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $name(a: $ty, b: $ty) {
+            trace_int(a as u64, b as u64, $size);
+        }
+        #[unsafe(no_mangle)]
+        pub extern "C" fn $const_name(a: $ty, b: $ty) {
+            trace_int(a as u64, b as u64, $size);
+        }
+    )*};
+}
+
+cmp_callbacks! {
+    __sanitizer_cov_trace_cmp1, __sanitizer_cov_trace_const_cmp1: u8, 1;
+    __sanitizer_cov_trace_cmp2, __sanitizer_cov_trace_const_cmp2: u16, 2;
+    __sanitizer_cov_trace_cmp4, __sanitizer_cov_trace_const_cmp4: u32, 4;
+    __sanitizer_cov_trace_cmp8, __sanitizer_cov_trace_const_cmp8: u64, 8;
+}
+
+/// `switch` on `value`: `cases[0]` is the number of cases, `cases[1]` the
+/// width in bits, then the case values.
+///
+/// # Safety
+/// Called by compiler-generated code with a valid case table.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const u64) {
+    if !TRACING.load(Ordering::Relaxed) {
+        return;
+    }
+    // SAFETY: the table has 2 + cases[0] entries.
+    let (count, bits) = unsafe { (*cases, *cases.add(1)) };
+    let size = (bits / 8).clamp(1, 8) as u8;
+    for i in 0..count.min(256) as usize {
+        // SAFETY: as above.
+        let case = unsafe { *cases.add(2 + i) };
+        trace_int(value, case, size);
+    }
+}
+
+/// Byte-wise comparison that the optimiser cannot turn back into a call to
+/// `memcmp` (which would recurse): the reads are volatile.
+///
+/// # Safety
+/// `a` and `b` must be valid for `n` bytes.
+#[inline(never)]
+unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> i32 {
+    for i in 0..n {
+        // SAFETY: the caller guarantees both ranges are valid.
+        let (x, y) = unsafe { (a.add(i).read_volatile(), b.add(i).read_volatile()) };
+        if x != y {
+            return i32::from(x) - i32::from(y);
+        }
+    }
+    0
+}
+
+fn trace_bytes(a: *const u8, b: *const u8, n: usize) {
+    if !TRACING.load(Ordering::Relaxed) || n == 0 || n > MAX_BYTES_LEN {
+        return;
+    }
+    with_log(|log| {
+        if log.bytes.len() < MAX_BYTES {
+            // SAFETY: memcmp's arguments are valid for n bytes.
+            let (x, y) = unsafe {
+                (
+                    std::slice::from_raw_parts(a, n).to_vec(),
+                    std::slice::from_raw_parts(b, n).to_vec(),
+                )
+            };
+            if x != y {
+                log.bytes.push((x, y));
+            }
+        }
+    });
+}
+
+/// Interposes libc's `memcmp` for the whole test binary, to see byte-string
+/// comparisons. Only present in campaign builds.
+///
+/// # Safety
+/// As `memcmp`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+    trace_bytes(a, b, n);
+    // SAFETY: as memcmp.
+    unsafe { compare(a, b, n) }
+}
+
+/// `bcmp` is what LLVM turns `memcmp(..) == 0` into.
+///
+/// # Safety
+/// As `bcmp`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+    trace_bytes(a, b, n);
+    // SAFETY: as bcmp.
+    unsafe { compare(a, b, n) }
+}

@@ -1,0 +1,151 @@
+//! Which corpus entry to mutate next: entries that cover *rare* counters and
+//! small entries are favoured (seed 001's priority by rarity, seed 004's
+//! preference for small inputs), and an entry's weight decays as it is
+//! fuzzed, so the queue keeps moving.
+//!
+//! The weight of entry `e` is
+//! `Σ 1/freq(c) for counters c it hits  ×  32/(32 + len(e))  ÷  √(1 + picks(e))`,
+//! where `freq(c)` is the number of entries hitting counter `c`.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use libafl::Error;
+use libafl::corpus::{Corpus, CorpusId};
+use libafl::schedulers::Scheduler;
+use libafl::state::HasCorpus;
+
+use crate::engine::input::ChoiceInput;
+use crate::engine::sancov;
+use crate::rng::Rng;
+
+struct Entry {
+    id: CorpusId,
+    counters: Vec<u32>,
+    len: usize,
+    picks: u32,
+}
+
+pub struct RarityScheduler {
+    rng: Rng,
+    entries: Vec<Entry>,
+    /// How many entries hit each counter.
+    freq: Vec<u32>,
+    /// Per-entry base weights (rarity × size), recomputed when an entry is added.
+    base: Vec<f64>,
+    edges: Rc<Cell<usize>>,
+}
+
+impl RarityScheduler {
+    pub fn new(seed: u64) -> Self {
+        RarityScheduler {
+            rng: Rng::new(seed),
+            entries: Vec::new(),
+            freq: Vec::new(),
+            base: Vec::new(),
+            edges: Rc::new(Cell::new(0)),
+        }
+    }
+
+    /// Distinct counters hit by the corpus, readable after the scheduler
+    /// has moved into the fuzzer.
+    pub fn edges(&self) -> Rc<Cell<usize>> {
+        self.edges.clone()
+    }
+
+    fn recompute(&mut self) {
+        self.base = self
+            .entries
+            .iter()
+            .map(|e| {
+                let rarity: f64 = e
+                    .counters
+                    .iter()
+                    .map(|&c| 1.0 / f64::from(self.freq[c as usize].max(1)))
+                    .sum();
+                (rarity + 0.01) * 32.0 / (32.0 + e.len as f64)
+            })
+            .collect();
+    }
+}
+
+impl<S> Scheduler<ChoiceInput, S> for RarityScheduler
+where
+    S: HasCorpus<ChoiceInput>,
+{
+    /// Called right after the entry ran, so the counters still hold its coverage.
+    fn on_add(&mut self, state: &mut S, id: CorpusId) -> Result<(), Error> {
+        let (ptr, len) = sancov::counters();
+        let counters: Vec<u32> = if ptr.is_null() {
+            Vec::new()
+        } else {
+            // SAFETY: the counters section is valid for its whole length.
+            let map = unsafe { std::slice::from_raw_parts(ptr, len) };
+            map.iter()
+                .enumerate()
+                .filter(|&(_, &count)| count != 0)
+                .map(|(i, _)| i as u32)
+                .collect()
+        };
+        if self.freq.len() < len {
+            self.freq.resize(len, 0);
+        }
+        for &c in &counters {
+            if self.freq[c as usize] == 0 {
+                self.edges.set(self.edges.get() + 1);
+            }
+            self.freq[c as usize] += 1;
+        }
+        let input_len = state
+            .corpus()
+            .get(id)?
+            .borrow()
+            .input()
+            .as_ref()
+            .map_or(0, |input| input.choices.len());
+        self.entries.push(Entry {
+            id,
+            counters,
+            len: input_len,
+            picks: 0,
+        });
+        self.recompute();
+        Ok(())
+    }
+
+    fn next(&mut self, state: &mut S) -> Result<CorpusId, Error> {
+        if self.entries.is_empty() {
+            return Err(Error::empty("the corpus is empty".to_string()));
+        }
+        let weights: Vec<f64> = self
+            .entries
+            .iter()
+            .zip(&self.base)
+            .map(|(e, base)| base / f64::from(1 + e.picks).sqrt())
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let mut target =
+            (self.rng.at_most(u64::from(u32::MAX)) as f64 / f64::from(u32::MAX)) * total;
+        let mut chosen = self.entries.len() - 1;
+        for (i, w) in weights.iter().enumerate() {
+            if target < *w {
+                chosen = i;
+                break;
+            }
+            target -= w;
+        }
+        self.entries[chosen].picks += 1;
+        let id = self.entries[chosen].id;
+        <Self as Scheduler<ChoiceInput, S>>::set_current_scheduled(self, state, Some(id))?;
+        Ok(id)
+    }
+
+    fn set_current_scheduled(
+        &mut self,
+        state: &mut S,
+        next_id: Option<CorpusId>,
+    ) -> Result<(), Error> {
+        *state.corpus_mut().current_mut() = next_id;
+        Ok(())
+    }
+}

@@ -1,0 +1,196 @@
+//! What `cargo covcheck` and a test binary say to each other.
+//!
+//! The CLI never parses Rust to find properties: it runs each built test
+//! binary with [`LIST_ENV`] set, and every `#[covcheck]` property registered
+//! in it prints one [`LIST_PREFIX`] line. To run a campaign it starts the
+//! binary on one property (`<binary> --exact <test name>`) with
+//! [`WORKER_ENV`] naming a [`WorkerConfig`] file; the property's test
+//! function then becomes a campaign worker and reports [`Event`]s as
+//! [`EVENT_PREFIX`] lines on stdout. Anything else the property prints is
+//! left alone.
+//!
+//! These types are shared by both sides so they cannot drift apart.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Set (to anything) to make each registered property print its
+/// [`ListedProperty`] line; run the binary with `--list` so no test runs.
+pub const LIST_ENV: &str = "COVCHECK_LIST";
+/// Path of a JSON [`WorkerConfig`]: turns the named property into a worker.
+pub const WORKER_ENV: &str = "COVCHECK_WORKER";
+pub const LIST_PREFIX: &str = "covcheck-property ";
+pub const EVENT_PREFIX: &str = "covcheck-event ";
+
+/// Exit status of a worker whose memory use passed `--rss-limit-mb`.
+pub const EXIT_OUT_OF_MEMORY: i32 = 77;
+/// Exit status LibAFL's in-process executor uses after a per-execution timeout.
+pub const EXIT_TIMEOUT: i32 = 55;
+
+/// One property, as its test binary describes it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ListedProperty {
+    /// The libtest name (`module::name`), what `--exact` and `cargo test` take.
+    pub test_name: String,
+    /// `crate::module::name`, as reports show it.
+    pub full_path: String,
+    pub package: String,
+    /// Directory holding this property's seeds.
+    pub seed_dir: PathBuf,
+    /// The package directory (where the test binary is run from).
+    pub crate_root: PathBuf,
+    /// `cargo test` arguments that select this binary (`--lib`, `--test x`).
+    pub target_args: Vec<String>,
+}
+
+/// What a worker is asked to do.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WorkerConfig {
+    /// The property's test name; other properties in the binary ignore the request.
+    pub test_name: String,
+    pub mode: WorkerMode,
+    /// Seed of every random decision the worker makes.
+    pub rng_seed: u64,
+    /// Stop after this many executions.
+    pub runs: Option<u64>,
+    /// Stop after this many milliseconds.
+    pub time_ms: Option<u64>,
+    /// Per-execution timeout.
+    pub timeout_ms: u64,
+    /// Memory limit of one execution (resident set), in MiB.
+    pub rss_limit_mb: u64,
+    /// Where coverage-increasing inputs are kept between runs.
+    pub corpus_dir: PathBuf,
+    /// A file of [`inflight_len`] bytes the worker maps into memory and into
+    /// which it copies every input before running it, so that the supervisor
+    /// can recover the input of a worker that died.
+    pub inflight_path: PathBuf,
+    /// Mutations that replace a draw by an operand it was compared against.
+    pub cmp_mutations: bool,
+    /// Largest collection length the size bound grows to.
+    pub max_len: usize,
+    /// Stop after the first failure (the default) instead of going on.
+    pub stop_on_failure: bool,
+}
+
+/// Size of the in-flight input file for inputs of up to `max_choices`
+/// choices: a length word, then the choices.
+pub fn inflight_len(max_choices: usize) -> usize {
+    8 * (max_choices + 1)
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "mode")]
+pub enum WorkerMode {
+    /// Run a coverage-guided campaign.
+    Campaign,
+    /// Reproduce an input that killed a worker, in a forked child per try,
+    /// find out what kind of failure it is, and shrink it.
+    ShrinkCrash { choices: Vec<u64> },
+}
+
+/// How a property failed.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// A panic or an `Err` returned by the property (caught in-process).
+    Panic,
+    Abort,
+    StackOverflow,
+    Segfault,
+    /// Killed by another signal.
+    Crash,
+    Timeout,
+    OutOfMemory,
+}
+
+impl FailureKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            FailureKind::Panic => "panic",
+            FailureKind::Abort => "abort",
+            FailureKind::StackOverflow => "stack overflow",
+            FailureKind::Segfault => "segmentation fault",
+            FailureKind::Crash => "crash",
+            FailureKind::Timeout => "timeout",
+            FailureKind::OutOfMemory => "out of memory",
+        }
+    }
+}
+
+/// A failure, shrunk, ready to be saved and reported.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FailureKind,
+    pub choices: Vec<u64>,
+    pub message: String,
+    pub location: String,
+    /// Each argument's `Debug` rendering, in order.
+    pub args: Vec<(String, String)>,
+    /// Executions of the campaign until the failure was first hit.
+    pub execs_to_find: u64,
+    pub shrink_runs: usize,
+    /// Set when shrinking ran out of budget.
+    pub shrink_note: Option<String>,
+}
+
+/// What a worker reports.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "event")]
+pub enum Event {
+    Started {
+        /// Coverage counters in the instrumented code (0: not instrumented).
+        counters: usize,
+        corpus: usize,
+    },
+    Status(Progress),
+    Finding(Finding),
+    Done(Progress),
+    /// The worker cannot run (wrong build, bad configuration).
+    Error {
+        message: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Progress {
+    pub execs: u64,
+    pub corpus: usize,
+    /// Distinct coverage counters hit so far.
+    pub edges: usize,
+    pub elapsed_ms: u64,
+}
+
+/// Prints one event line (what a worker does).
+pub fn emit(event: &Event) {
+    use std::io::Write;
+    let line = serde_json::to_string(event).expect("events serialize");
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{EVENT_PREFIX}{line}");
+    let _ = out.flush();
+}
+
+/// Parses an event line; `None` for lines that are not events.
+pub fn parse_event(line: &str) -> Option<Result<Event, String>> {
+    let json = line.strip_prefix(EVENT_PREFIX)?;
+    Some(serde_json::from_str(json).map_err(|e| format!("{e} in {json:?}")))
+}
+
+/// Parses a listing line; `None` for lines that are not listings.
+pub fn parse_listing(line: &str) -> Option<Result<ListedProperty, String>> {
+    let json = line.strip_prefix(LIST_PREFIX)?;
+    Some(serde_json::from_str(json).map_err(|e| format!("{e} in {json:?}")))
+}
+
+/// Reads the input a dead worker left in its in-flight file: a length word,
+/// then the choices, all little-endian.
+pub fn read_inflight(path: &std::path::Path) -> std::io::Result<Vec<u64>> {
+    let bytes = std::fs::read(path)?;
+    let words: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+        .collect();
+    let n = (words.first().copied().unwrap_or(0) as usize).min(words.len().saturating_sub(1));
+    Ok(words.get(1..=n).unwrap_or_default().to_vec())
+}
