@@ -167,10 +167,12 @@ pub fn run_property(
                 location: String::new(),
                 args: Vec::new(),
                 execs_to_find: 0,
+                found_after_ms: 0,
                 shrink_runs: 0,
                 shrink_note: Some("not shrunk".to_string()),
             });
             finding.execs_to_find = summary.execs;
+            finding.found_after_ms = started.elapsed().as_millis() as u64;
             report_finding(
                 index,
                 property,

@@ -198,6 +198,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                 if __covcheck_src.is_generate_only() {
                     return ::core::result::Result::Ok(());
                 }
+                __covcheck_src.begin_body();
                 #call
             };
             ::covcheck_rt::__private::run_test(&__covcheck_info(), &__covcheck_closure);

@@ -90,11 +90,15 @@ impl Case {
 /// Runs `property` on `src`, recording argument renderings when `render`.
 pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case {
     install_hook();
+    #[cfg(feature = "campaign")]
+    crate::engine::sancov::set_in_body(false);
     src.set_rendering(render);
     CAPTURING.with(|c| c.set(true));
     LAST_PANIC.with(|p| p.borrow_mut().take());
     let result = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
     CAPTURING.with(|c| c.set(false));
+    #[cfg(feature = "campaign")]
+    crate::engine::sancov::set_in_body(false);
     let status = match result {
         Ok(Ok(())) => Status::Passed,
         Ok(Err(message)) => Status::Failed(Failure {

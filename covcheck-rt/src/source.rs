@@ -156,6 +156,14 @@ impl Source {
         self.generate_only
     }
 
+    /// Called by the generated property code when argument generation is
+    /// done and the body starts: campaigns only trace the body's comparisons.
+    #[inline]
+    pub fn begin_body(&mut self) {
+        #[cfg(feature = "campaign")]
+        crate::engine::sancov::set_in_body(true);
+    }
+
     /// Starts recording the domain of every integer draw ([`IntDraw`]).
     pub fn record_int_draws(&mut self) {
         self.int_draws = Some(Vec::new());

@@ -1,17 +1,29 @@
 //! Project chores: `cargo xtask ci` runs what CI runs, in the same order.
 
+mod campaigns;
+
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "usage: cargo xtask <chore>
 
 chores:
-  ci      cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (what .ci/run runs)
-  help    this text";
+  ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (what .ci/run runs)
+  campaigns  executions and time for `cargo covcheck` to find the example bugs over
+             several RNG seeds, and exec/s against the plain `cargo test` burst
+             [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
+  help       this text";
 
 fn main() -> ExitCode {
     let chore = std::env::args().nth(1).unwrap_or_default();
     match chore.as_str() {
         "ci" => ci(),
+        "campaigns" => match campaigns::main(&std::env::args().skip(2).collect::<Vec<_>>()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                ExitCode::FAILURE
+            }
+        },
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -114,6 +114,7 @@ impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for CovcheckMutator<'_, '_> 
 struct Caught {
     choices: Vec<u64>,
     execs: u64,
+    at: Instant,
 }
 
 pub fn run(
@@ -151,6 +152,7 @@ pub fn run(
                     *caught = Some(Caught {
                         choices: case.indices(),
                         execs: execs.get(),
+                        at: Instant::now(),
                     });
                 }
                 ExitKind::Crash
@@ -316,6 +318,7 @@ pub fn run(
                 FailureKind::Panic,
                 &shrunk,
                 found.execs,
+                found.at.duration_since(started).as_millis() as u64,
             )));
         }
     }

@@ -209,7 +209,7 @@ pub fn shrink_crash(
         max_time: Duration::from_secs(30).min(base.shrink.max_time),
     };
     let shrunk = shrink(&forking, limits, case, budget);
-    let mut finding = finding_from_shrunk(kind, &shrunk, 0);
+    let mut finding = finding_from_shrunk(kind, &shrunk, 0, 0);
     finding.message = last_detail.into_inner();
     finding.location = String::new();
     emit(&Event::Finding(finding));

@@ -41,6 +41,7 @@ pub(crate) fn finding_from_shrunk(
     kind: FailureKind,
     shrunk: &Shrunk,
     execs_to_find: u64,
+    found_after_ms: u64,
 ) -> Finding {
     let failure = shrunk.case.failure();
     Finding {
@@ -56,6 +57,7 @@ pub(crate) fn finding_from_shrunk(
             .map(|(name, value)| (name.to_string(), value.clone()))
             .collect(),
         execs_to_find,
+        found_after_ms,
         shrink_runs: shrunk.runs,
         shrink_note: shrunk.stopped_early.clone(),
     }

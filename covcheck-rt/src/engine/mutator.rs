@@ -58,6 +58,9 @@ impl Shape {
         } else {
             Comparisons::default()
         };
+        if std::env::var_os("COVCHECK_DEBUG_SHAPES").is_some() {
+            eprintln!("shape of {indices:?}: comparisons {comparisons:?}");
+        }
         Shape {
             choices,
             spans,
@@ -469,28 +472,30 @@ impl ChoiceMutator {
         false
     }
 
-    /// Integer draws whose value equals `cmp.a` (in full or in its low
-    /// `cmp.size` bytes) get `cmp.b` there.
+    /// Integer draws whose value equals `cmp.a` get `cmp.b`. The match is also
+    /// tried on the value's low 1, 2 and 4 bytes when both operands fit in
+    /// them, which is how `x & 0xFFFF == 0xBEEF` or a truncating cast is
+    /// solved: the high bytes are kept and the low ones replaced.
     fn replace_int(&mut self, shape: &Shape, indices: &mut [u64], cmp: IntCmp) -> bool {
-        let mask = if cmp.size >= 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * cmp.size)) - 1
-        };
         let mut matches: Vec<(usize, u64)> = Vec::new();
         for (&position, draw) in &shape.ints {
             let Some(value) = draw.value_bits(index_at(indices, position)) else {
                 continue;
             };
-            let replacement = if value == cmp.a {
-                cmp.b
-            } else if value & mask == cmp.a & mask {
-                (value & !mask) | (cmp.b & mask)
-            } else {
-                continue;
-            };
-            if let Some(index) = draw.index_of(replacement) {
-                matches.push((position, index));
+            for bytes in [8u32, 4, 2, 1] {
+                let mask = if bytes == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * bytes)) - 1
+                };
+                let fits = bytes == 8 || (cmp.a & !mask == 0 && cmp.b & !mask == 0);
+                if !fits || value & mask != cmp.a {
+                    continue;
+                }
+                if let Some(index) = draw.index_of((value & !mask) | cmp.b) {
+                    matches.push((position, index));
+                }
+                break;
             }
         }
         if matches.is_empty() {

@@ -83,6 +83,20 @@ const MAX_BYTES: usize = 512;
 const MAX_BYTES_LEN: usize = 64;
 
 static TRACING: AtomicBool = AtomicBool::new(false);
+/// Set while the property's body runs (not its argument generation): the
+/// generators are monomorphised into the instrumented crate, and their many
+/// comparisons would drown the ones the code under test makes.
+static IN_BODY: AtomicBool = AtomicBool::new(false);
+
+/// Marks the start (or end) of the property's body; see [`IN_BODY`].
+pub fn set_in_body(on: bool) {
+    IN_BODY.store(on, Ordering::Relaxed);
+}
+
+#[inline(always)]
+fn recording() -> bool {
+    TRACING.load(Ordering::Relaxed) && IN_BODY.load(Ordering::Relaxed)
+}
 static LOG: Mutex<Comparisons> = Mutex::new(Comparisons {
     ints: Vec::new(),
     bytes: Vec::new(),
@@ -135,7 +149,7 @@ fn with_log(record: impl FnOnce(&mut Comparisons)) {
 
 #[inline(always)]
 fn trace_int(a: u64, b: u64, size: u8) {
-    if TRACING.load(Ordering::Relaxed) && a != b {
+    if a != b && recording() {
         with_log(|log| {
             if log.ints.len() < MAX_INTS {
                 log.ints.push(IntCmp { a, b, size });
@@ -171,7 +185,7 @@ cmp_callbacks! {
 /// Called by compiler-generated code with a valid case table.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const u64) {
-    if !TRACING.load(Ordering::Relaxed) {
+    if !recording() {
         return;
     }
     // SAFETY: the table has 2 + cases[0] entries.
@@ -202,7 +216,7 @@ unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> i32 {
 }
 
 fn trace_bytes(a: *const u8, b: *const u8, n: usize) {
-    if !TRACING.load(Ordering::Relaxed) || n == 0 || n > MAX_BYTES_LEN {
+    if n == 0 || n > MAX_BYTES_LEN || !recording() {
         return;
     }
     with_log(|log| {

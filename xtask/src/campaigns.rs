@@ -1,0 +1,241 @@
+//! `cargo xtask campaigns`: how fast `cargo covcheck` finds the example bugs,
+//! over several RNG seeds, and what it costs per execution.
+//!
+//! For each example it runs `cargo covcheck --seed N --no-save --no-resume`
+//! with an execution cap and reads the JSON events: executions and
+//! milliseconds until the failure was first hit (the build, worker start and
+//! shrinking are excluded), and exec/s. It also measures the trivial
+//! property's exec/s under `cargo covcheck` next to the plain `cargo test`
+//! burst's cases/s, and optionally the ablation without comparison-driven
+//! mutations.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde_json::Value;
+
+struct Options {
+    seeds: u64,
+    runs: u64,
+    ablation_secs: Option<u64>,
+}
+
+pub fn main(args: &[String]) -> Result<(), String> {
+    let mut options = Options {
+        seeds: 10,
+        runs: 5_000_000,
+        ablation_secs: None,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| -> Result<u64, String> {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .ok_or(format!("{name} needs a number"))
+        };
+        match arg.as_str() {
+            "--seeds" => options.seeds = value("--seeds")?,
+            "--runs" => options.runs = value("--runs")?,
+            "--ablation" => options.ablation_secs = Some(value("--ablation")?),
+            other => {
+                return Err(format!(
+                    "unknown option `{other}`; options: --seeds N, --runs N, --ablation SECS"
+                ));
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf();
+    let covcheck = build_cargo_covcheck(&root)?;
+    let target_dir = root.join("target/examples");
+
+    println!("| example | found | median execs to bug | median ms to bug | median exec/s |");
+    println!("|---|---|---|---|---|");
+    for example in ["dut", "dut_magic", "dut_magic64"] {
+        let mut execs = Vec::new();
+        let mut millis = Vec::new();
+        let mut rates = Vec::new();
+        for seed in 1..=options.seeds {
+            let run = campaign(
+                &covcheck,
+                &root,
+                &target_dir,
+                example,
+                seed,
+                &["--runs", &options.runs.to_string()],
+            )?;
+            rates.push(run.rate);
+            if let Some((e, ms)) = run.found {
+                execs.push(e as f64);
+                millis.push(ms as f64);
+            }
+            eprintln!(
+                "  {example} seed {seed}: {:?} ({:.0} exec/s)",
+                run.found, run.rate
+            );
+        }
+        println!(
+            "| `{example}` | {}/{} | {} | {} | {:.0} |",
+            execs.len(),
+            options.seeds,
+            median(&execs).map_or("-".to_string(), |m| format!("{m:.0}")),
+            median(&millis).map_or("-".to_string(), |m| format!("{m:.0}")),
+            median(&rates).unwrap_or(0.0)
+        );
+    }
+
+    let trivial = campaign(
+        &covcheck,
+        &root,
+        &target_dir,
+        "throughput",
+        1,
+        &["--runs", "5000000"],
+    )?;
+    let plain = plain_cases_per_second(&root, &target_dir)?;
+    println!(
+        "\nTrivial property `fn p(x: u64)`, one job, release: cargo covcheck {:.0} exec/s; \
+         plain cargo test burst {:.0} cases/s (ratio {:.2})",
+        trivial.rate,
+        plain,
+        trivial.rate / plain
+    );
+
+    if let Some(secs) = options.ablation_secs {
+        let mut found = 0;
+        for seed in 1..=options.seeds {
+            let run = campaign(
+                &covcheck,
+                &root,
+                &target_dir,
+                "dut_magic",
+                seed,
+                &["--no-cmp", "--time", &format!("{secs}s")],
+            )?;
+            eprintln!("  dut_magic --no-cmp seed {seed}: {:?}", run.found);
+            found += usize::from(run.found.is_some());
+        }
+        println!(
+            "\nAblation: dut_magic without comparison-driven mutations, {secs} s per seed: found in {found}/{} seeds",
+            options.seeds
+        );
+    }
+    Ok(())
+}
+
+fn build_cargo_covcheck(root: &Path) -> Result<PathBuf, String> {
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "-p", "cargo-covcheck"])
+        .current_dir(root)
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("building cargo-covcheck failed".to_string());
+    }
+    Ok(root.join("target/release/cargo-covcheck"))
+}
+
+struct Run {
+    /// Executions and milliseconds to the bug.
+    found: Option<(u64, u64)>,
+    rate: f64,
+}
+
+fn campaign(
+    covcheck: &Path,
+    root: &Path,
+    target_dir: &Path,
+    example: &str,
+    seed: u64,
+    budget: &[&str],
+) -> Result<Run, String> {
+    let manifest = root.join("examples").join(example).join("Cargo.toml");
+    let output = Command::new(covcheck)
+        .arg("covcheck")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .args([
+            "--seed",
+            &seed.to_string(),
+            "--no-save",
+            "--no-resume",
+            "-j",
+            "1",
+        ])
+        .args(["--message-format", "json"])
+        .args(budget)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo covcheck: {e}"))?;
+    let mut run = Run {
+        found: None,
+        rate: 0.0,
+    };
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match event["event"].as_str() {
+            Some("finding") if run.found.is_none() => {
+                let f = &event["finding"];
+                run.found = Some((
+                    f["execs_to_find"].as_u64().unwrap_or(0),
+                    f["found_after_ms"].as_u64().unwrap_or(0),
+                ));
+            }
+            Some("finished") => {
+                let execs = event["execs"].as_f64().unwrap_or(0.0);
+                let ms = event["elapsed_ms"].as_f64().unwrap_or(0.0);
+                run.rate = if ms > 0.0 { execs * 1000.0 / ms } else { 0.0 };
+            }
+            Some("error") => return Err(format!("{example}: {}", event["message"])),
+            _ => {}
+        }
+    }
+    Ok(run)
+}
+
+/// The plain `cargo test` burst's cases per second on the trivial property:
+/// two runs of different sizes, so that build and start-up costs cancel.
+fn plain_cases_per_second(root: &Path, target_dir: &Path) -> Result<f64, String> {
+    let manifest = root.join("examples/throughput/Cargo.toml");
+    let time = |cases: u64| -> Result<f64, String> {
+        let started = Instant::now();
+        let status = Command::new(env!("CARGO"))
+            .args(["test", "--release", "--quiet", "--manifest-path"])
+            .arg(&manifest)
+            .arg("--target-dir")
+            .arg(target_dir.join("plain"))
+            .env("COVCHECK_CASES", cases.to_string())
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err("the plain throughput test failed".to_string());
+        }
+        Ok(started.elapsed().as_secs_f64())
+    };
+    time(1)?; // build
+    let small = time(1_000_000)?;
+    let large = time(11_000_000)?;
+    Ok(10_000_000.0 / (large - small).max(1e-9))
+}
+
+fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    let mid = sorted.len() / 2;
+    Some(if sorted.len() % 2 == 0 {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    } else {
+        sorted[mid]
+    })
+}
