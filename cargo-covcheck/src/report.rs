@@ -174,7 +174,7 @@ impl<'a> Reporter<'a> {
                 .unwrap_or(8)
                 .max(8);
             let mut table = format!(
-                "\n{:width$}  {:<22} {:>10} {:>9} {:>6} {:>6} {:>7}\n",
+                "\n{:width$}  {:<24} {:>10} {:>9} {:>6} {:>6} {:>7}\n",
                 "property", "result", "execs", "exec/s", "edges", "corpus", "time"
             );
             for (property, row) in self.properties.iter().zip(&self.results) {
@@ -189,7 +189,7 @@ impl<'a> Reporter<'a> {
                 };
                 let secs = summary.elapsed.as_secs_f64();
                 table.push_str(&format!(
-                    "{:width$}  {:<22} {:>10} {:>9} {:>6} {:>6} {:>6.1}s\n",
+                    "{:width$}  {:<24} {:>10} {:>9} {:>6} {:>6} {:>6.1}s\n",
                     property.listing.full_path,
                     result,
                     human_count(summary.execs),

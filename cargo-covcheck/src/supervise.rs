@@ -171,7 +171,7 @@ pub fn run_property(
                 shrink_runs: 0,
                 shrink_note: Some("not shrunk".to_string()),
             });
-            finding.execs_to_find = summary.execs;
+            finding.execs_to_find = summary.execs; // the dead worker's are counted
             finding.found_after_ms = started.elapsed().as_millis() as u64;
             report_finding(
                 index,
@@ -359,8 +359,9 @@ fn run_worker(
         ));
     } else if !outcome.done && status.is_some_and(|s| !s.success()) || out_of_memory || silent {
         if let Some(death) = classify_death(status, out_of_memory, silent, settings, &log_path) {
-            let choices = read_inflight(inflight)
+            let (execs, choices) = read_inflight(inflight)
                 .map_err(|e| format!("cannot read {}: {e}", inflight.display()))?;
+            outcome.last_progress.execs = outcome.last_progress.execs.max(execs);
             outcome.death = Some(Death { choices, ..death });
         }
     } else if !outcome.done
@@ -459,11 +460,18 @@ fn shrink_crash(
     if let Some(finding) = outcome.findings.into_iter().next() {
         return Ok(finding);
     }
-    Err(outcome
-        .errors
-        .into_iter()
-        .next()
-        .unwrap_or_else(|| "the shrinking worker reported nothing".to_string()))
+    if let Some(error) = outcome.errors.into_iter().next() {
+        return Err(error);
+    }
+    Err(match outcome.death {
+        Some(death) => format!(
+            "the shrinking worker died too ({}: {}); its output:\n{}",
+            death.kind.describe(),
+            death.detail,
+            tail(&work.join("shrink.log"), 20)
+        ),
+        None => "the shrinking worker reported nothing".to_string(),
+    })
 }
 
 /// Watches a worker's memory and liveness from a thread of its own.

@@ -157,7 +157,9 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
         );
     }
     for seed in &seeds {
+        let guard = HangGuard::for_seed(seed);
         let case = runner.replay(seed.indices.clone());
+        drop(guard);
         warn_if_rendering_changed(seed, &case);
         if let Status::Failed(failure) = &case.status {
             fail(replay_report(info, seed, &case, failure));
@@ -194,6 +196,55 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
                 case_number,
                 &saved,
             ));
+        }
+    }
+}
+
+/// A seed saved from a campaign timeout would hang `cargo test` forever when
+/// the bug is still there; this ends the test binary with an explanation
+/// instead once the replay runs for [`HANG_SECS`].
+struct HangGuard(Option<std::sync::mpsc::Sender<()>>);
+
+/// How long a replay of a timeout seed may run (`COVCHECK_HANG_SECS`).
+const HANG_SECS: u64 = 10;
+
+impl HangGuard {
+    fn for_seed(seed: &Seed) -> HangGuard {
+        let hung = seed
+            .file
+            .failure
+            .as_ref()
+            .is_some_and(|f| f.kind.as_deref() == Some("timeout"));
+        if !hung {
+            return HangGuard(None);
+        }
+        let secs = std::env::var("COVCHECK_HANG_SECS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(HANG_SECS);
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let path = seed.path.clone();
+        std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                wait.recv_timeout(std::time::Duration::from_secs(secs))
+            {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "covcheck: the seed {} hung during a campaign and is still running after {secs} s: \
+                     the bug is still there. Ending the test binary.",
+                    path.display()
+                );
+                std::process::exit(101);
+            }
+        });
+        HangGuard(Some(done))
+    }
+}
+
+impl Drop for HangGuard {
+    fn drop(&mut self) {
+        if let Some(done) = self.0.take() {
+            let _ = done.send(());
         }
     }
 }

@@ -75,9 +75,10 @@ pub struct WorkerConfig {
 }
 
 /// Size of the in-flight input file for inputs of up to `max_choices`
-/// choices: a length word, then the choices.
+/// choices: the number of executions so far, the input's length, then its
+/// choices (little-endian words).
 pub fn inflight_len(max_choices: usize) -> usize {
-    8 * (max_choices + 1)
+    8 * (max_choices + 2)
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -173,9 +174,11 @@ pub fn emit(event: &Event) {
     let _ = out.flush();
 }
 
-/// Parses an event line; `None` for lines that are not events.
+/// Parses an event line; `None` for lines that are not events. The event may
+/// follow other text on its line: libtest prints `test <name> ... ` without a
+/// line break before the test runs.
 pub fn parse_event(line: &str) -> Option<Result<Event, String>> {
-    let json = line.strip_prefix(EVENT_PREFIX)?;
+    let json = &line[line.find(EVENT_PREFIX)? + EVENT_PREFIX.len()..];
     Some(serde_json::from_str(json).map_err(|e| format!("{e} in {json:?}")))
 }
 
@@ -185,14 +188,33 @@ pub fn parse_listing(line: &str) -> Option<Result<ListedProperty, String>> {
     Some(serde_json::from_str(json).map_err(|e| format!("{e} in {json:?}")))
 }
 
-/// Reads the input a dead worker left in its in-flight file: a length word,
-/// then the choices, all little-endian.
-pub fn read_inflight(path: &std::path::Path) -> std::io::Result<Vec<u64>> {
+/// Reads what a dead worker left in its in-flight file: how many executions
+/// it had started, and the input it was running.
+pub fn read_inflight(path: &std::path::Path) -> std::io::Result<(u64, Vec<u64>)> {
     let bytes = std::fs::read(path)?;
     let words: Vec<u64> = bytes
         .chunks_exact(8)
         .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
         .collect();
-    let n = (words.first().copied().unwrap_or(0) as usize).min(words.len().saturating_sub(1));
-    Ok(words.get(1..=n).unwrap_or_default().to_vec())
+    let execs = words.first().copied().unwrap_or(0);
+    let n = (words.get(1).copied().unwrap_or(0) as usize).min(words.len().saturating_sub(2));
+    Ok((execs, words.get(2..2 + n).unwrap_or_default().to_vec()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_found_after_libtest_text_on_the_same_line() {
+        let line = format!(
+            "test tests::p ... {EVENT_PREFIX}{}",
+            serde_json::to_string(&Event::Error {
+                message: "m".into()
+            })
+            .unwrap()
+        );
+        assert!(matches!(parse_event(&line), Some(Ok(Event::Error { message })) if message == "m"));
+        assert!(parse_event("test tests::p ... ok").is_none());
+    }
 }

@@ -7,7 +7,8 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <chore>
 
 chores:
-  ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (what .ci/run runs)
+  ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, and the
+             same for covcheck-rt's campaign engine (what .ci/run runs)
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
 }
 
 fn ci() -> ExitCode {
-    let steps: [&[&str]; 3] = [
+    let steps: [&[&str]; 5] = [
         &["fmt", "--all", "--", "--check"],
         &[
             "clippy",
@@ -47,6 +48,26 @@ fn ci() -> ExitCode {
             "warnings",
         ],
         &["test", "--workspace"],
+        &[
+            "clippy",
+            "-p",
+            "covcheck-rt",
+            "--features",
+            "campaign",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[
+            "test",
+            "-p",
+            "covcheck-rt",
+            "--features",
+            "campaign",
+            "--lib",
+            "engine",
+        ],
     ];
     for args in steps {
         eprintln!("xtask: cargo {}", args.join(" "));

@@ -138,8 +138,8 @@ pub fn run(
     let caught: RefCell<Option<Caught>> = RefCell::new(None);
     let execs = Cell::new(0u64);
     let mut harness = |input: &ChoiceInput| {
-        inflight.store(&input.choices);
         execs.set(execs.get() + 1);
+        inflight.store(execs.get(), &input.choices);
         let case = execute(
             property,
             Source::replay(input.choices.clone(), limits),

@@ -20,7 +20,7 @@ impl Inflight {
         use std::os::fd::AsRawFd;
         let file = OpenOptions::new().read(true).write(true).open(path)?;
         let len = file.metadata()?.len() as usize;
-        if len < 16 {
+        if len < 24 {
             return Err(io::Error::other(format!("{} is too small", path.display())));
         }
         // SAFETY: a fresh shared mapping of a file we opened read-write; it
@@ -40,18 +40,20 @@ impl Inflight {
         }
         Ok(Inflight {
             words: ptr.cast(),
-            capacity: len / 8 - 1,
+            capacity: len / 8 - 2,
         })
     }
 
-    /// Records `choices` as the input in flight (truncated to the capacity,
-    /// which the supervisor sizes to the choice limit).
-    pub fn store(&mut self, choices: &[u64]) {
+    /// Records `choices` as the input in flight, and `execs` as the number
+    /// of executions started (the input is truncated to the capacity, which
+    /// the supervisor sizes to the choice limit).
+    pub fn store(&mut self, execs: u64, choices: &[u64]) {
         let n = choices.len().min(self.capacity);
-        // SAFETY: the mapping holds 1 + capacity words.
+        // SAFETY: the mapping holds 2 + capacity words.
         unsafe {
-            std::ptr::copy_nonoverlapping(choices.as_ptr(), self.words.add(1), n);
-            self.words.write_volatile(n as u64);
+            std::ptr::copy_nonoverlapping(choices.as_ptr(), self.words.add(2), n);
+            self.words.add(1).write_volatile(n as u64);
+            self.words.write_volatile(execs);
         }
     }
 }
