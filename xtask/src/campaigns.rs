@@ -54,7 +54,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
 
     println!("| example | found | median execs to bug | median ms to bug | median exec/s |");
     println!("|---|---|---|---|---|");
-    for example in ["dut", "dut_magic", "dut_magic64"] {
+    for example in ["dut", "dut_magic", "dut_magic64", "keyword"] {
         let mut execs = Vec::new();
         let mut millis = Vec::new();
         let mut rates = Vec::new();

@@ -453,13 +453,12 @@ impl ChoiceMutator {
                         size: cmp.size,
                     },
                 ) || self.resize_run(shape, indices, from, to)
-                    || (cmp.size >= 2
-                        && self.replace_bytes(
-                            shape,
-                            indices,
-                            &from.to_le_bytes()[..cmp.size as usize],
-                            &to.to_le_bytes()[..cmp.size as usize],
-                        ))
+                    || self.replace_bytes(
+                        shape,
+                        indices,
+                        &from.to_le_bytes()[..cmp.size as usize],
+                        &to.to_le_bytes()[..cmp.size as usize],
+                    )
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
