@@ -68,8 +68,10 @@ pub struct BuildArgs {
     /// Features to activate (space or comma separated).
     #[arg(short = 'F', long, value_name = "FEATURES")]
     pub features: Vec<String>,
+    /// Activate all features of the selected packages.
     #[arg(long)]
     pub all_features: bool,
+    /// Do not activate the `default` feature.
     #[arg(long)]
     pub no_default_features: bool,
     /// Directory for all generated artifacts (the instrumented build goes to `<dir>/covcheck`).
