@@ -188,6 +188,9 @@ pub fn run_property(
         if found && !settings.keep_going {
             break;
         }
+        if outcome.done && !settings.keep_going {
+            break;
+        }
         if !outcome.done && !found {
             break; // the worker ended without telling why; errors were reported
         }

@@ -13,6 +13,7 @@
 //! timeout) leaves its input in the in-flight slot for the supervisor.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -41,7 +42,7 @@ use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
 use crate::engine::scheduler::RarityScheduler;
 use crate::engine::{finding_from_shrunk, sancov};
 use crate::harness::PropertyInfo;
-use crate::property::{PropertyFn, Status, execute, take_over_panic_hook};
+use crate::property::{Origin, PropertyFn, Status, execute, take_over_panic_hook};
 use crate::protocol::{Event, FailureKind, Progress, WorkerConfig, emit};
 use crate::rng::Rng;
 use crate::shrink::shrink;
@@ -136,6 +137,9 @@ pub fn run(
         .map_err(|e| format!("cannot map {}: {e}", request.inflight_path.display()))?;
 
     let caught: RefCell<Option<Caught>> = RefCell::new(None);
+    // Failures already reported (with `--keep-going`): finding them again is
+    // not news, so they count as passing.
+    let known: RefCell<HashSet<Origin>> = RefCell::new(HashSet::new());
     let execs = Cell::new(0u64);
     let mut harness = |input: &ChoiceInput| {
         execs.set(execs.get() + 1);
@@ -146,7 +150,7 @@ pub fn run(
             false,
         );
         match case.status {
-            Status::Failed(_) => {
+            Status::Failed(ref failure) if !known.borrow().contains(&failure.origin) => {
                 let mut caught = caught.borrow_mut();
                 if caught.is_none() {
                     *caught = Some(Caught {
@@ -266,6 +270,12 @@ pub fn run(
     let mut last_status = Instant::now();
     let mut last_growth = (state.corpus().count(), execs.get());
     loop {
+        if caught.borrow().is_some() && !request.stop_on_failure {
+            let found = caught.borrow_mut().take().expect("checked");
+            if let Some(origin) = report(property, limits, &base, found, started) {
+                known.borrow_mut().insert(origin);
+            }
+        }
         if caught.borrow().is_some()
             || request.runs.is_some_and(|runs| execs.get() >= runs)
             || deadline.is_some_and(|d| Instant::now() >= d)
@@ -311,16 +321,7 @@ pub fn run(
     executor.hooks_mut().0.timer_mut().unset_timer();
 
     if let Some(found) = caught.into_inner() {
-        let case = execute(property, Source::replay(found.choices, limits), false);
-        if case.failure().is_some() {
-            let shrunk = shrink(property, limits, case, base.shrink);
-            emit(&Event::Finding(finding_from_shrunk(
-                FailureKind::Panic,
-                &shrunk,
-                found.execs,
-                found.at.duration_since(started).as_millis() as u64,
-            )));
-        }
+        report(property, limits, &base, found, started);
     }
     emit(&Event::Done(Progress {
         execs: execs.get(),
@@ -329,6 +330,26 @@ pub fn run(
         elapsed_ms: started.elapsed().as_millis() as u64,
     }));
     Ok(())
+}
+
+/// Shrinks a caught failure and reports it; returns its origin.
+fn report(
+    property: &PropertyFn<'_>,
+    limits: Limits,
+    base: &Config,
+    found: Caught,
+    started: Instant,
+) -> Option<Origin> {
+    let case = execute(property, Source::replay(found.choices, limits), false);
+    let origin = case.failure()?.origin.clone();
+    let shrunk = shrink(property, limits, case, base.shrink);
+    emit(&Event::Finding(finding_from_shrunk(
+        FailureKind::Panic,
+        &shrunk,
+        found.execs,
+        found.at.duration_since(started).as_millis() as u64,
+    )));
+    Some(origin)
 }
 
 fn load_corpus_dir(dir: &Path) -> Vec<Vec<u64>> {
