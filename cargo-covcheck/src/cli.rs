@@ -95,6 +95,9 @@ pub struct ListArgs {
 pub struct RunArgs {
     /// Only properties whose path contains this text.
     pub filter: Option<String>,
+    /// Match the filter against the whole property path or test name (like `cargo test -- --exact`).
+    #[arg(long)]
+    pub exact: bool,
     #[command(flatten)]
     pub build: BuildArgs,
     /// Time budget per property, e.g. `30s`, `5m`, `1h` (default 60s unless --runs is given).

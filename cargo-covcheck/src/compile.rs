@@ -86,10 +86,12 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
             names.join(", ")
         ));
     }
-    let target_dir = build
-        .target_dir
-        .clone()
-        .unwrap_or_else(|| metadata.target_directory.clone().into_std_path_buf());
+    // Absolute, because workers run from their package's directory.
+    let target_dir = match &build.target_dir {
+        Some(dir) => std::path::absolute(dir)
+            .map_err(|e| format!("bad --target-dir {}: {e}", dir.display()))?,
+        None => metadata.target_directory.clone().into_std_path_buf(),
+    };
     Ok(Plan {
         covcheck_dir: target_dir.join("covcheck"),
         metadata,

@@ -39,7 +39,25 @@ impl Property {
     }
 }
 
-pub fn discover(binaries: &[TestBinary], filter: Option<&str>) -> Result<Vec<Property>, String> {
+/// Which properties to keep: all, those whose path contains the text, or
+/// (`exact`) the one whose full path or test name is the text.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Filter<'a> {
+    pub text: Option<&'a str>,
+    pub exact: bool,
+}
+
+impl Filter<'_> {
+    fn keeps(&self, listing: &ListedProperty) -> bool {
+        match self.text {
+            None => true,
+            Some(text) if self.exact => listing.full_path == text || listing.test_name == text,
+            Some(text) => listing.full_path.contains(text),
+        }
+    }
+}
+
+pub fn discover(binaries: &[TestBinary], filter: Filter<'_>) -> Result<Vec<Property>, String> {
     let mut properties = Vec::new();
     for binary in binaries {
         let output = Command::new(&binary.path)
@@ -59,7 +77,7 @@ pub fn discover(binaries: &[TestBinary], filter: Option<&str>) -> Result<Vec<Pro
         }
         for line in String::from_utf8_lossy(&output.stdout).lines() {
             match parse_listing(line) {
-                Some(Ok(listing)) if filter.is_none_or(|f| listing.full_path.contains(f)) => {
+                Some(Ok(listing)) if filter.keeps(&listing) => {
                     properties.push(Property {
                         listing,
                         binary: binary.clone(),

@@ -46,7 +46,7 @@ fn main() {
 
 fn build_and_discover(
     build: &cli::BuildArgs,
-    filter: Option<&str>,
+    filter: discover::Filter<'_>,
 ) -> Result<(compile::Plan, Vec<Property>), String> {
     let plan = compile::plan(build)?;
     let binaries = compile::build(&plan, build)?;
@@ -55,7 +55,11 @@ fn build_and_discover(
 }
 
 fn run_list(args: &ListArgs) -> Result<i32, String> {
-    let (_, properties) = build_and_discover(&args.build, args.filter.as_deref())?;
+    let filter = discover::Filter {
+        text: args.filter.as_deref(),
+        exact: false,
+    };
+    let (_, properties) = build_and_discover(&args.build, filter)?;
     if properties.is_empty() {
         eprintln!(
             "no #[covcheck] properties{}",
@@ -78,7 +82,11 @@ fn filter_note(filter: Option<&str>) -> String {
 }
 
 fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
-    let (plan, properties) = build_and_discover(&args.build, args.filter.as_deref())?;
+    let filter = discover::Filter {
+        text: args.filter.as_deref(),
+        exact: args.exact,
+    };
+    let (plan, properties) = build_and_discover(&args.build, filter)?;
     if properties.is_empty() {
         eprintln!(
             "no #[covcheck] properties{}",

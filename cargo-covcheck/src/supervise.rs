@@ -354,7 +354,10 @@ fn run_worker(
     let status = wait(&mut child);
     let (out_of_memory, silent) = watchdog.stop();
     let failed_test = status.is_some_and(|s| s.code() == Some(LIBTEST_FAILED));
-    if failed_test && !out_of_memory && !silent {
+    let refused = status.is_some_and(|s| s.code() == Some(2)) && !outcome.errors.is_empty();
+    if refused {
+        // The worker explained why it cannot run (an error event): not a crash.
+    } else if failed_test && !out_of_memory && !silent {
         // A panic outside the property's own code: covcheck's fault, not a finding.
         outcome.errors.push(format!(
             "the worker failed; this is a bug in covcheck, please report it with this output:\n{}",

@@ -32,6 +32,9 @@ pub struct Config {
     pub seed: Option<u64>,
     pub limits: Limits,
     pub shrink: ShrinkBudget,
+    /// Replay saved seeds and save new failures (`COVCHECK_SEEDS=off` turns
+    /// both off, for benchmarks that must start from nothing).
+    pub seeds: bool,
 }
 
 impl Default for Config {
@@ -41,6 +44,7 @@ impl Default for Config {
             seed: None,
             limits: Limits::default(),
             shrink: ShrinkBudget::default(),
+            seeds: true,
         }
     }
 }
@@ -48,7 +52,8 @@ impl Default for Config {
 impl Config {
     /// The configuration for a property with these attributes, reading
     /// `COVCHECK_CASES`, `COVCHECK_SEED`, `COVCHECK_SIZE`, `COVCHECK_DEPTH` and
-    /// `COVCHECK_SHRINK_SECS`. A malformed variable is an error naming it.
+    /// `COVCHECK_SHRINK_SECS` and `COVCHECK_SEEDS`. A malformed variable is an
+    /// error naming it.
     pub fn resolve(attributes: &Attributes) -> Result<Config, String> {
         Self::resolve_with(attributes, |name| std::env::var(name).ok())
     }
@@ -83,6 +88,15 @@ impl Config {
         }
         if let Some(secs) = var("COVCHECK_SHRINK_SECS")? {
             config.shrink.max_time = Duration::from_secs(secs);
+        }
+        match env("COVCHECK_SEEDS").as_deref() {
+            None | Some("on") => {}
+            Some("off") => config.seeds = false,
+            Some(other) => {
+                return Err(format!(
+                    "environment variable COVCHECK_SEEDS={other:?} must be `on` or `off`"
+                ));
+            }
         }
         Ok(config)
     }
@@ -126,5 +140,20 @@ mod tests {
         let env = |name: &str| (name == "COVCHECK_CASES").then(|| "lots".to_string());
         let err = Config::resolve_with(&Attributes::default(), env).unwrap_err();
         assert!(err.contains("COVCHECK_CASES"), "{err}");
+    }
+
+    #[test]
+    fn seeds_can_be_turned_off_for_benchmarks() {
+        let none = Config::resolve_with(&Attributes::default(), |_| None).unwrap();
+        assert!(none.seeds);
+        let off = |name: &str| (name == "COVCHECK_SEEDS").then(|| "off".to_string());
+        assert!(
+            !Config::resolve_with(&Attributes::default(), off)
+                .unwrap()
+                .seeds
+        );
+        let bad = |name: &str| (name == "COVCHECK_SEEDS").then(|| "no".to_string());
+        let err = Config::resolve_with(&Attributes::default(), bad).unwrap_err();
+        assert!(err.contains("COVCHECK_SEEDS"), "{err}");
     }
 }

@@ -142,12 +142,16 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
     });
     let runner = Runner::new(property, config);
     let store = info.seed_store();
-    let seeds = store.load().unwrap_or_else(|error| {
-        fail(format!(
-            "covcheck: property `{}`: {error}",
-            info.full_path()
-        ))
-    });
+    let seeds = if !config.seeds {
+        Vec::new()
+    } else {
+        store.load().unwrap_or_else(|error| {
+            fail(format!(
+                "covcheck: property `{}`: {error}",
+                info.full_path()
+            ))
+        })
+    };
     if !seeds.is_empty() {
         println!(
             "covcheck: replaying {} saved seed(s) of `{}` from {} before random cases",
@@ -187,7 +191,11 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
                 .expect("a failed case has a failure");
             let shrunk = runner.shrink(case);
             let failure = shrunk.case.failure().cloned();
-            let saved = save_failure(info, &store, &shrunk, failure.as_ref().unwrap_or(&original));
+            let saved = if config.seeds {
+                save_failure(info, &store, &shrunk, failure.as_ref().unwrap_or(&original))
+            } else {
+                Err("COVCHECK_SEEDS=off".to_string())
+            };
             fail(failure_report(
                 info,
                 &shrunk,

@@ -95,7 +95,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         1,
         &["--runs", "5000000"],
     )?;
-    let plain = plain_cases_per_second(&root, &target_dir)?;
+    let plain = plain_cases_per_second(&root, &target_dir, false)?;
     println!(
         "\nTrivial property `fn p(x: u64)`, one job, release: cargo covcheck {:.0} exec/s; \
          plain cargo test burst {:.0} cases/s (ratio {:.2})",
@@ -126,7 +126,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn build_cargo_covcheck(root: &Path) -> Result<PathBuf, String> {
+pub(crate) fn build_cargo_covcheck(root: &Path) -> Result<PathBuf, String> {
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "-p", "cargo-covcheck"])
         .current_dir(root)
@@ -138,13 +138,13 @@ fn build_cargo_covcheck(root: &Path) -> Result<PathBuf, String> {
     Ok(root.join("target/release/cargo-covcheck"))
 }
 
-struct Run {
+pub(crate) struct Run {
     /// Executions and milliseconds to the bug.
-    found: Option<(u64, u64)>,
-    rate: f64,
+    pub found: Option<(u64, u64)>,
+    pub rate: f64,
 }
 
-fn campaign(
+pub(crate) fn campaign(
     covcheck: &Path,
     root: &Path,
     target_dir: &Path,
@@ -202,7 +202,11 @@ fn campaign(
 
 /// The plain `cargo test` burst's cases per second on the trivial property:
 /// two runs of different sizes, so that build and start-up costs cancel.
-fn plain_cases_per_second(root: &Path, target_dir: &Path) -> Result<f64, String> {
+pub(crate) fn plain_cases_per_second(
+    root: &Path,
+    target_dir: &Path,
+    quick: bool,
+) -> Result<f64, String> {
     let manifest = root.join("examples/throughput/Cargo.toml");
     let time = |cases: u64| -> Result<f64, String> {
         let started = Instant::now();
@@ -220,10 +224,15 @@ fn plain_cases_per_second(root: &Path, target_dir: &Path) -> Result<f64, String>
         }
         Ok(started.elapsed().as_secs_f64())
     };
+    let (small, large) = if quick {
+        (100_000, 2_100_000)
+    } else {
+        (1_000_000, 11_000_000)
+    };
     time(1)?; // build
-    let small = time(1_000_000)?;
-    let large = time(11_000_000)?;
-    Ok(10_000_000.0 / (large - small).max(1e-9))
+    let t_small = time(small)?;
+    let t_large = time(large)?;
+    Ok((large - small) as f64 / (t_large - t_small).max(1e-9))
 }
 
 fn median(values: &[f64]) -> Option<f64> {

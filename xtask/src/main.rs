@@ -1,5 +1,6 @@
 //! Project chores: `cargo xtask ci` runs what CI runs, in the same order.
 
+mod bench;
 mod campaigns;
 
 use std::process::{Command, ExitCode};
@@ -12,12 +13,27 @@ chores:
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
+  bench      covcheck (plain and campaign), proptest and quickcheck on the bugs of
+             bench/suite: a Markdown table per target, raw results in CSV
+             [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE] [--only TARGET]
   help       this text";
 
 fn main() -> ExitCode {
     let chore = std::env::args().nth(1).unwrap_or_default();
     match chore.as_str() {
         "ci" => ci(),
+        "bench" => {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .expect("workspace root");
+            match bench::main(&std::env::args().skip(2).collect::<Vec<_>>(), root) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("xtask: {message}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         "campaigns" => match campaigns::main(&std::env::args().skip(2).collect::<Vec<_>>()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(message) => {

@@ -1,0 +1,18 @@
+//! The benchmark suite of `cargo xtask bench`: buggy functions, each with a
+//! check that fails only on its bug, written against plain Rust data
+//! (vectors, tuples, integers) so that every tool generates inputs with its
+//! own default strategies. The integration tests (`tests/*.rs`) are the
+//! harnesses: one property per target and tool.
+//!
+//! - [`bug`]: which injected bug is on (`BENCH_BUG`); all are off by default,
+//!   and the unit tests show each target is correct then.
+//! - [`probe`]: counts executions and reports the first failure and the size
+//!   of the last failing input, the same way for every tool.
+//! - [`targets`]: the buggy functions.
+
+pub mod bug;
+pub mod probe;
+pub mod targets;
+
+#[cfg(test)]
+mod witnesses;

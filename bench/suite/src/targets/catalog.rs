@@ -1,0 +1,33 @@
+// The targets `cargo xtask bench` runs, shared with xtask through `include!`.
+
+/// Every target and bug: `(target, bug)`. A target with several bugs appears
+/// once per bug; the bug name goes to `BENCH_BUG`.
+pub const ALL: &[(&str, &str)] = &[
+    ("dut", ""),
+    ("dut_magic", ""),
+    ("bst", "bst_insert_keeps_old_value"),
+    ("bst", "bst_delete_two_children_loses_right"),
+    ("bst", "bst_insert_wrong_side_when_deep"),
+    ("bst", "bst_union_loses_right_subtree"),
+    ("bst", "bst_delete_root_ignored"),
+    ("rbt", "rbt_root_left_red"),
+    ("rbt", "rbt_new_node_black"),
+    ("rbt", "rbt_balance_misses_left_left"),
+    ("rbt", "rbt_balance_swaps_subtrees"),
+    ("rbt", "rbt_insert_keeps_old_value"),
+    ("puzzle", ""),
+    ("checksum", ""),
+    ("rle", ""),
+    ("ring", ""),
+    ("bsearch", ""),
+    ("float_window", ""),
+    ("bound5", ""),
+    ("reverse", ""),
+    ("large_union_list", ""),
+    ("difference", ""),
+    ("calculator", ""),
+];
+
+/// Targets scored by the size of the final counterexample rather than by
+/// the time to find a failure.
+pub const SHRINKING: &[&str] = &["bound5", "reverse", "large_union_list", "difference", "calculator"];

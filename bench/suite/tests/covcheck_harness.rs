@@ -1,0 +1,100 @@
+//! covcheck's harness: one property per target, with covcheck's default
+//! generators. `cargo xtask bench` runs it under plain `cargo test`
+//! (`COVCHECK_CASES`, `COVCHECK_SEED`) and under `cargo covcheck`.
+
+use covcheck_bench_suite::probe;
+use covcheck_bench_suite::targets::*;
+use covcheck_rt::covcheck;
+
+fn run(outcome: Result<(), String>, size: usize) {
+    if let Err(message) = probe::check(|| outcome, || size) {
+        panic!("{message}");
+    }
+}
+
+#[covcheck]
+fn dut(a: Vec<i64>) {
+    run(dut::check_dut(&a), dut::size(&a));
+}
+
+#[covcheck]
+fn dut_magic(a: Vec<i64>) {
+    run(dut::check_dut_magic(&a), dut::size(&a));
+}
+
+#[covcheck]
+fn bst(ops: Vec<(u8, u8, u8)>) {
+    run(bst::check(&ops), bst::size(&ops));
+}
+
+#[covcheck]
+fn rbt(inserts: Vec<(u8, u8)>) {
+    run(rbt::check(&inserts), rbt::size(&inserts));
+}
+
+#[covcheck]
+fn puzzle(items: Vec<(u8, u8)>) {
+    run(puzzle::check(&items), puzzle::size(&items));
+}
+
+#[covcheck]
+fn checksum(packet: Vec<u8>) {
+    run(checksum::check(&packet), checksum::size(&packet));
+}
+
+#[covcheck]
+fn rle(segments: Vec<(u8, u16)>) {
+    run(rle::check(&segments), rle::size(&segments));
+}
+
+#[covcheck]
+fn ring(ops: Vec<(bool, u8)>) {
+    run(ring::check(&ops), ring::size(&ops));
+}
+
+#[covcheck]
+fn bsearch(len: u64, target: u64) {
+    run(bsearch::check(len, target), 1);
+}
+
+#[covcheck]
+fn float_window(x: f64, y: f64) {
+    run(float_window::check(x, y), 1);
+}
+
+#[covcheck]
+fn bound5(lists: [Vec<i16>; 5]) {
+    run(
+        shrinking::check_bound5(&lists),
+        shrinking::size_bound5(&lists),
+    );
+}
+
+#[covcheck]
+fn reverse(xs: Vec<i32>) {
+    run(shrinking::check_reverse(&xs), shrinking::size_reverse(&xs));
+}
+
+#[covcheck]
+fn large_union_list(lists: Vec<Vec<i32>>) {
+    run(
+        shrinking::check_large_union_list(&lists),
+        shrinking::size_large_union_list(&lists),
+    );
+}
+
+#[covcheck]
+fn difference(x: i32, y: i32) {
+    run(
+        shrinking::check_difference(x, y),
+        shrinking::size_difference(x, y),
+    );
+}
+
+#[covcheck]
+fn calculator(program: Vec<(u8, i8)>) {
+    run(
+        shrinking::check_calculator(&program),
+        shrinking::size_calculator(&program),
+    );
+}
