@@ -167,12 +167,12 @@ pub fn run_property(
                 location: String::new(),
                 args: Vec::new(),
                 execs_to_find: 0,
-                found_after_ms: 0,
+                found_after_us: 0,
                 shrink_runs: 0,
                 shrink_note: Some("not shrunk".to_string()),
             });
             finding.execs_to_find = summary.execs; // the dead worker's are counted
-            finding.found_after_ms = started.elapsed().as_millis() as u64;
+            finding.found_after_us = started.elapsed().as_micros() as u64;
             report_finding(
                 index,
                 property,

@@ -131,8 +131,8 @@ pub struct Finding {
     pub args: Vec<(String, String)>,
     /// Executions of the campaign until the failure was first hit.
     pub execs_to_find: u64,
-    /// Milliseconds from the campaign's start until the failure was first hit.
-    pub found_after_ms: u64,
+    /// Microseconds from the campaign's start until the failure was first hit.
+    pub found_after_us: u64,
     pub shrink_runs: usize,
     /// Set when shrinking ran out of budget.
     pub shrink_note: Option<String>,

@@ -117,25 +117,20 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
     if !listed.success() {
         return Err("the instrumented build of bench/suite failed".to_string());
     }
-    let libfuzzer_skip =
-        "libFuzzer needs a nightly toolchain (cargo fuzz); none is installed, so it is skipped";
-    let nightly = Command::new("rustup")
-        .args(["run", "nightly", "rustc", "--version"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !nightly {
-        eprintln!("bench: {libfuzzer_skip}");
-    }
+    let libfuzzer = match build_libfuzzer(root, &target_dir) {
+        Ok(binary) => Ok(binary),
+        Err(reason) => {
+            eprintln!("bench: libfuzzer skipped: {reason}");
+            Err(reason)
+        }
+    };
 
     let mut csv = String::from("target,bug,tool,seed,found,execs,micros,final_size\n");
     let mut tables = String::new();
     for (target, bug) in &targets {
         let mut results: BTreeMap<&str, Vec<Outcome>> = BTreeMap::new();
         for tool in TOOLS {
-            if tool == "libfuzzer" {
-                // The libFuzzer harness needs `cargo fuzz` on nightly; see the book.
+            if tool == "libfuzzer" && libfuzzer.is_err() {
                 continue;
             }
             for seed in 1..=options.seeds {
@@ -144,6 +139,13 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
                         &covcheck,
                         &suite,
                         &target_dir,
+                        target,
+                        bug,
+                        seed,
+                        options.budget,
+                    )?,
+                    "libfuzzer" => fuzz(
+                        libfuzzer.as_ref().expect("checked"),
                         target,
                         bug,
                         seed,
@@ -177,8 +179,8 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
         options.seeds,
         options.budget.as_secs_f64()
     );
-    if !nightly {
-        println!("libfuzzer: skipped: {libfuzzer_skip}.\n");
+    if let Err(reason) = &libfuzzer {
+        println!("libfuzzer: skipped: {reason}.\n");
     }
     println!("{tables}");
     println!("{}", extras(root, &covcheck, &target_dir, options.quick)?);
@@ -350,6 +352,78 @@ fn plain(
     Ok(parse_probe(&text, budget))
 }
 
+/// Builds the libFuzzer harness (`bench/libfuzzer`) with cargo-fuzz's flags
+/// (SanitizerCoverage, no AddressSanitizer), on nightly as `cargo fuzz` does.
+fn build_libfuzzer(root: &Path, target_dir: &Path) -> Result<PathBuf, String> {
+    let nightly = Command::new("rustup")
+        .args(["run", "nightly", "rustc", "-vV"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .ok_or("no nightly toolchain is installed (libFuzzer via cargo-fuzz needs one)")?;
+    let host = String::from_utf8_lossy(&nightly.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .ok_or("cannot tell the host triple from rustc -vV")?;
+    let flags = [
+        "-Cpasses=sancov-module",
+        "-Cllvm-args=-sanitizer-coverage-level=4",
+        "-Cllvm-args=-sanitizer-coverage-inline-8bit-counters",
+        "-Cllvm-args=-sanitizer-coverage-pc-table",
+        "-Cllvm-args=-sanitizer-coverage-trace-compares",
+        "--cfg",
+        "fuzzing",
+        "-Cdebug-assertions",
+        "-Coverflow-checks",
+    ];
+    let dir = target_dir.join("libfuzzer");
+    let status = Command::new("rustup")
+        .args([
+            "run",
+            "nightly",
+            "cargo",
+            "build",
+            "--release",
+            "--quiet",
+            "--target",
+            &host,
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("bench/libfuzzer/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&dir)
+        .env("RUSTFLAGS", flags.join(" "))
+        .status()
+        .map_err(|e| format!("cannot run nightly cargo: {e}"))?;
+    if !status.success() {
+        return Err("building the libFuzzer harness failed".to_string());
+    }
+    Ok(dir.join(host).join("release/covcheck-bench-libfuzzer"))
+}
+
+/// A run of the libFuzzer harness (one process; libFuzzer stops at the
+/// first crash and does not shrink, so the size is the crashing input's).
+fn fuzz(
+    binary: &Path,
+    target: &str,
+    bug: &str,
+    seed: u64,
+    budget: Duration,
+) -> Result<Outcome, String> {
+    let artifacts = std::env::temp_dir().join("covcheck-bench-libfuzzer");
+    std::fs::create_dir_all(&artifacts).map_err(|e| e.to_string())?;
+    let mut command = Command::new(binary);
+    command
+        .arg(format!("-seed={seed}"))
+        .arg(format!("-max_total_time={}", budget.as_secs().max(1)))
+        .arg(format!("-artifact_prefix={}/", artifacts.display()))
+        .env("BENCH_TARGET", target)
+        .env("BENCH_BUG", bug);
+    let text = run_with_budget(command, budget)?;
+    Ok(parse_probe(&text, budget))
+}
+
 /// A run under `cargo covcheck`.
 fn campaign(
     covcheck: &Path,
@@ -389,7 +463,7 @@ fn campaign(
             let f = &event["finding"];
             outcome.found = true;
             outcome.execs = f["execs_to_find"].as_u64();
-            outcome.micros = f["found_after_ms"].as_u64().map(|ms| ms * 1000);
+            outcome.micros = f["found_after_us"].as_u64();
         } else if event["event"] == "error" {
             return Err(format!("cargo covcheck on {target}: {}", event["message"]));
         }
@@ -500,14 +574,8 @@ fn human_micros(micros: f64) -> String {
 fn extras(root: &Path, covcheck: &Path, target_dir: &Path, quick: bool) -> Result<String, String> {
     let examples = target_dir;
     let runs = if quick { "300000" } else { "5000000" };
-    let trivial = campaigns::campaign(
-        covcheck,
-        root,
-        examples,
-        "throughput",
-        1,
-        &["--runs", runs],
-    )?;
+    let trivial =
+        campaigns::campaign(covcheck, root, examples, "throughput", 1, &["--runs", runs])?;
     let plain = campaigns::plain_cases_per_second(root, examples, quick)?;
     let replay = replay_1000_seeds(root, examples)?;
     let (normal, instrumented) = rebuild_times(root, covcheck, target_dir)?;

@@ -68,9 +68,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
                 &["--runs", &options.runs.to_string()],
             )?;
             rates.push(run.rate);
-            if let Some((e, ms)) = run.found {
+            if let Some((e, us)) = run.found {
                 execs.push(e as f64);
-                millis.push(ms as f64);
+                millis.push(us as f64 / 1000.0);
             }
             eprintln!(
                 "  {example} seed {seed}: {:?} ({:.0} exec/s)",
@@ -82,7 +82,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
             execs.len(),
             options.seeds,
             median(&execs).map_or("-".to_string(), |m| format!("{m:.0}")),
-            median(&millis).map_or("-".to_string(), |m| format!("{m:.0}")),
+            median(&millis).map_or("-".to_string(), |m| format!("{m:.1}")),
             median(&rates).unwrap_or(0.0)
         );
     }
@@ -139,7 +139,7 @@ pub(crate) fn build_cargo_covcheck(root: &Path) -> Result<PathBuf, String> {
 }
 
 pub(crate) struct Run {
-    /// Executions and milliseconds to the bug.
+    /// Executions and microseconds to the bug.
     pub found: Option<(u64, u64)>,
     pub rate: f64,
 }
@@ -185,7 +185,7 @@ pub(crate) fn campaign(
                 let f = &event["finding"];
                 run.found = Some((
                     f["execs_to_find"].as_u64().unwrap_or(0),
-                    f["found_after_ms"].as_u64().unwrap_or(0),
+                    f["found_after_us"].as_u64().unwrap_or(0),
                 ));
             }
             Some("finished") => {

@@ -347,7 +347,7 @@ fn report(
         FailureKind::Panic,
         &shrunk,
         found.execs,
-        found.at.duration_since(started).as_millis() as u64,
+        found.at.duration_since(started).as_micros() as u64,
     )));
     Some(origin)
 }

@@ -41,7 +41,7 @@ pub(crate) fn finding_from_shrunk(
     kind: FailureKind,
     shrunk: &Shrunk,
     execs_to_find: u64,
-    found_after_ms: u64,
+    found_after_us: u64,
 ) -> Finding {
     let failure = shrunk.case.failure();
     Finding {
@@ -57,7 +57,7 @@ pub(crate) fn finding_from_shrunk(
             .map(|(name, value)| (name.to_string(), value.clone()))
             .collect(),
         execs_to_find,
-        found_after_ms,
+        found_after_us,
         shrink_runs: shrunk.runs,
         shrink_note: shrunk.stopped_early.clone(),
     }

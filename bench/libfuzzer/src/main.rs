@@ -1,0 +1,84 @@
+//! libFuzzer's harness for the benchmark suite, with `arbitrary` building
+//! each target's input from the fuzzer's bytes (`arbitrary_take_rest`, as
+//! `fuzz_target!(|input: T| ..)` does). One binary serves every target: the
+//! target is named by `BENCH_TARGET`, the bug by `BENCH_BUG`.
+//!
+//! `cargo xtask bench` builds it on nightly with cargo-fuzz's flags
+//! (SanitizerCoverage without AddressSanitizer, like `cargo fuzz -s none`).
+
+#![no_main]
+
+use arbitrary::{Arbitrary, Unstructured};
+use covcheck_bench_suite::probe;
+use covcheck_bench_suite::targets::*;
+use libfuzzer_sys::fuzz_target;
+
+fn run(outcome: Result<(), String>, size: usize) {
+    if let Err(message) = probe::check(|| outcome, || size) {
+        panic!("{message}");
+    }
+}
+
+/// Runs `check` on the input `T` decoded from `data`.
+fn with<'a, T: Arbitrary<'a>>(data: &'a [u8], check: impl FnOnce(T)) {
+    if let Ok(input) = T::arbitrary_take_rest(Unstructured::new(data)) {
+        check(input);
+    }
+}
+
+fn target() -> &'static str {
+    static TARGET: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TARGET.get_or_init(|| std::env::var("BENCH_TARGET").expect("set BENCH_TARGET"))
+}
+
+fuzz_target!(|data: &[u8]| {
+    match target() {
+        "dut" => with(data, |a: Vec<i64>| run(dut::check_dut(&a), dut::size(&a))),
+        "dut_magic" => with(data, |a: Vec<i64>| {
+            run(dut::check_dut_magic(&a), dut::size(&a))
+        }),
+        "bst" => with(data, |ops: Vec<(u8, u8, u8)>| {
+            run(bst::check(&ops), bst::size(&ops))
+        }),
+        "rbt" => with(data, |ins: Vec<(u8, u8)>| {
+            run(rbt::check(&ins), rbt::size(&ins))
+        }),
+        "puzzle" => with(data, |items: Vec<(u8, u8)>| {
+            run(puzzle::check(&items), puzzle::size(&items))
+        }),
+        "checksum" => with(data, |p: Vec<u8>| {
+            run(checksum::check(&p), checksum::size(&p))
+        }),
+        "rle" => with(data, |s: Vec<(u8, u16)>| run(rle::check(&s), rle::size(&s))),
+        "ring" => with(data, |ops: Vec<(bool, u8)>| {
+            run(ring::check(&ops), ring::size(&ops))
+        }),
+        "bsearch" => with(data, |(len, t): (u64, u64)| run(bsearch::check(len, t), 1)),
+        "float_window" => with(data, |(x, y): (f64, f64)| run(float_window::check(x, y), 1)),
+        "bound5" => with(data, |l: [Vec<i16>; 5]| {
+            run(shrinking::check_bound5(&l), shrinking::size_bound5(&l))
+        }),
+        "reverse" => with(data, |xs: Vec<i32>| {
+            run(shrinking::check_reverse(&xs), shrinking::size_reverse(&xs))
+        }),
+        "large_union_list" => with(data, |l: Vec<Vec<i32>>| {
+            run(
+                shrinking::check_large_union_list(&l),
+                shrinking::size_large_union_list(&l),
+            )
+        }),
+        "difference" => with(data, |(x, y): (i32, i32)| {
+            run(
+                shrinking::check_difference(x, y),
+                shrinking::size_difference(x, y),
+            )
+        }),
+        "calculator" => with(data, |p: Vec<(u8, i8)>| {
+            run(
+                shrinking::check_calculator(&p),
+                shrinking::size_calculator(&p),
+            )
+        }),
+        other => panic!("unknown BENCH_TARGET {other}"),
+    }
+});
