@@ -13,7 +13,7 @@
 //! |---|---|
 //! | integer | 15% extremes (`lo`, `hi`, `lo+1`, `hi-1`, target, target±1), 15% AFL interesting values and powers of two ±1 (wrapped to the type's width), 15% small (target ±16), 55% uniform |
 //! | length | 10% zero, 10% one, 35% two to eight, 20% boundary (15/16/17, 31/32/33, ..., 255/256/257, and the maximum), 25% uniform up to the maximum |
-//! | float | 30% special (±0, ±1, NaN twice, ±inf, MIN/MAX, MIN_POSITIVE, EPSILON, smallest and largest subnormal, 0.5, 1e±300), 25% small integers, 25% uniform in ±1000 with a fraction, 20% raw bit patterns |
+//! | float | 30% special (±0, ±1, NaN twice, ±inf, MIN/MAX, MIN_POSITIVE, EPSILON, smallest and largest subnormal, 0.5, 1e±300), 20% small integers, 15% any real in ±16, 15% uniform in ±1000 with three decimals, 20% raw bit patterns |
 //! | char | 50% printable ASCII, 20% nasty characters, 15% other multi-byte ranges, 15% any `char` |
 //! | string | 10% a whole nasty string, otherwise characters as above |
 //!
@@ -194,8 +194,12 @@ pub fn f64_plan(rng: &mut Rng) -> (u64, u64) {
             value.to_bits()
         };
         (1, bits)
-    } else if roll < 55 {
+    } else if roll < 50 {
         (0, rng.at_most(2 * 1000 + 1))
+    } else if roll < 65 {
+        // Any real in ±16: windows like `1 < x < 2` are hit once in 32 draws.
+        let fraction = rng.next_u64() as f64 / u64::MAX as f64;
+        (1, (fraction * 32.0 - 16.0).to_bits())
     } else if roll < 80 {
         let value = (rng.at_most(2_000_000) as f64 - 1_000_000.0) / 1000.0;
         (1, value.to_bits())

@@ -537,12 +537,9 @@ fn table(target: &str, bug: &str, results: &BTreeMap<&str, Vec<Outcome>>, seeds:
     for (tool, outcomes) in results {
         let found = outcomes.iter().filter(|o| o.found).count();
         let time = stat(outcomes, |o| o.micros).map_or("-".to_string(), human_micros);
+        // Times under a microsecond count as one, so that ratios stay finite.
         let ratio = score(outcomes).map_or("-".to_string(), |s| {
-            if best > 0.0 {
-                format!("{:.1}×", s / best)
-            } else {
-                "1.0×".to_string()
-            }
+            format!("{:.1}×", s.max(1.0) / best.max(1.0))
         });
         if shrinking {
             let size = stat(outcomes, |o| o.size).map_or("-".to_string(), |s| format!("{s:.0}"));

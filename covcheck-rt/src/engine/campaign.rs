@@ -141,7 +141,13 @@ pub fn run(
     // not news, so they count as passing.
     let known: RefCell<HashSet<Origin>> = RefCell::new(HashSet::new());
     let execs = Cell::new(0u64);
+    // Times are measured from the first execution, as the benchmark's probe
+    // does for every tool (setting LibAFL up is not searching).
+    let first_exec: Cell<Option<Instant>> = Cell::new(None);
     let mut harness = |input: &ChoiceInput| {
+        if first_exec.get().is_none() {
+            first_exec.set(Some(Instant::now()));
+        }
         execs.set(execs.get() + 1);
         inflight.store(execs.get(), &input.choices);
         let case = execute(
@@ -272,7 +278,8 @@ pub fn run(
     loop {
         if caught.borrow().is_some() && !request.stop_on_failure {
             let found = caught.borrow_mut().take().expect("checked");
-            if let Some(origin) = report(property, limits, &base, found, started) {
+            let since = first_exec.get().unwrap_or(started);
+            if let Some(origin) = report(property, limits, &base, found, since) {
                 known.borrow_mut().insert(origin);
             }
         }
@@ -321,7 +328,13 @@ pub fn run(
     executor.hooks_mut().0.timer_mut().unset_timer();
 
     if let Some(found) = caught.into_inner() {
-        report(property, limits, &base, found, started);
+        report(
+            property,
+            limits,
+            &base,
+            found,
+            first_exec.get().unwrap_or(started),
+        );
     }
     emit(&Event::Done(Progress {
         execs: execs.get(),

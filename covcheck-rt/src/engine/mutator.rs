@@ -262,6 +262,13 @@ impl ChoiceMutator {
             return false;
         };
         let choice = shape.choices[i];
+        if let Some((form, plan)) = float_at(shape, i) {
+            // A float is redrawn whole, form and payload, with the float heuristics.
+            let (new_form, payload) = plan(&mut self.rng);
+            indices[form] = new_form;
+            indices[form + 1] = payload;
+            return true;
+        }
         indices[i] = match shape.ints.get(&i) {
             Some(draw) => {
                 match u64::try_from(heuristics::int_index(
@@ -335,6 +342,25 @@ impl ChoiceMutator {
         let Some(i) = self.position(shape) else {
             return false;
         };
+        let is_f64_bits = shape.choices[i].kind == ChoiceKind::FloatBits
+            && float_at(shape, i).is_some()
+            && indices[i - 1] == 1
+            && shape.choices[i].max == u64::MAX;
+        if is_f64_bits {
+            // Arithmetic on the value of an f64 given as bits: halve, double, ±1, ±½, negate.
+            let x = f64::from_bits(indices[i]);
+            let changed = match self.rng.at_most(6) {
+                0 => x / 2.0,
+                1 => x * 2.0,
+                2 => x + 1.0,
+                3 => x - 1.0,
+                4 => x + 0.5,
+                5 => x - 0.5,
+                _ => -x,
+            };
+            indices[i] = changed.to_bits();
+            return true;
+        }
         let delta = 1 + self.rng.at_most(34);
         let up = self.rng.percent(50);
         match shape.ints.get(&i) {
@@ -600,6 +626,29 @@ impl ChoiceMutator {
         indices.splice(insert_at..insert_at, extra);
         true
     }
+}
+
+/// How a float's form and payload are drawn ([`heuristics::f64_plan`]).
+type FloatPlan = fn(&mut Rng) -> (u64, u64);
+
+/// When choice `i` belongs to a float (its form or its payload): the
+/// position of the form and the plan that redraws the float.
+fn float_at(shape: &Shape, i: usize) -> Option<(usize, FloatPlan)> {
+    let form = match shape.choices.get(i)?.kind {
+        ChoiceKind::FloatForm => i,
+        ChoiceKind::FloatBits if i > 0 && shape.choices[i - 1].kind == ChoiceKind::FloatForm => {
+            i - 1
+        }
+        _ => return None,
+    };
+    let payload = shape.choices.get(form + 1)?;
+    // The payload's domain tells the width: f32 bit patterns fit in 32 bits.
+    let plan = if payload.max == u64::from(u32::MAX) || payload.max == (1 << 25) - 1 {
+        heuristics::f32_plan
+    } else {
+        heuristics::f64_plan
+    };
+    Some((form, plan))
 }
 
 /// AFL's interesting values for 8, 16 and 32 bits.
