@@ -584,3 +584,71 @@ fn fnv(text: &str) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            runs: None,
+            time: None,
+            timeout: Duration::from_millis(250),
+            rss_limit_mb: 100,
+            keep_going: false,
+            resume: false,
+            save: false,
+            cmp_mutations: true,
+            seed: 0,
+            covcheck_dir: PathBuf::new(),
+        }
+    }
+
+    fn kind(status: ExitStatus, log: &str) -> FailureKind {
+        let dir = std::env::temp_dir().join(format!("covcheck-classify-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("campaign.log");
+        std::fs::write(&path, log).unwrap();
+        classify_death(Some(status), false, false, &settings(), &path)
+            .expect("a death")
+            .kind
+    }
+
+    #[test]
+    fn deaths_are_named_from_libafl_exit_codes_signals_and_the_log() {
+        assert_eq!(
+            kind(ExitStatus::from_raw(EXIT_TIMEOUT << 8), ""),
+            FailureKind::Timeout
+        );
+        assert_eq!(
+            kind(ExitStatus::from_raw((128 + 6) << 8), ""),
+            FailureKind::Abort
+        );
+        assert_eq!(
+            kind(ExitStatus::from_raw((128 + 11) << 8), ""),
+            FailureKind::Segfault
+        );
+        assert_eq!(
+            kind(ExitStatus::from_raw(libc::SIGABRT), ""),
+            FailureKind::Abort
+        );
+        assert_eq!(
+            kind(
+                ExitStatus::from_raw((128 + 6) << 8),
+                "memory allocation of 1099511627776 bytes failed"
+            ),
+            FailureKind::OutOfMemory
+        );
+        let log = Path::new("/nonexistent");
+        let oom = classify_death(None, true, false, &settings(), log).unwrap();
+        assert_eq!(oom.kind, FailureKind::OutOfMemory);
+        let hang = classify_death(None, false, true, &settings(), log).unwrap();
+        assert_eq!(hang.kind, FailureKind::Timeout);
+    }
+
+    #[test]
+    fn property_paths_become_safe_directory_names() {
+        assert_eq!(sanitize("pkg.crate::tests::p"), "pkg.crate..tests..p");
+        assert_eq!(sanitize("a/b c"), "a.b.c");
+    }
+}
