@@ -29,7 +29,7 @@ use crate::choice::IntDomain;
 use crate::rng::Rng;
 
 /// AFL's `interesting_8`, `interesting_16` and `interesting_32` values.
-const AFL_INTERESTING: [i128; 27] = [
+pub(crate) const AFL_INTERESTING: [i128; 27] = [
     -128,
     -1,
     0,

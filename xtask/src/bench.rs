@@ -183,7 +183,16 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
         println!("libfuzzer: skipped: {reason}.\n");
     }
     println!("{tables}");
-    println!("{}", extras(root, &covcheck, &target_dir, options.quick)?);
+    println!(
+        "{}",
+        extras(
+            &suite,
+            &harnesses["covcheck"],
+            &covcheck,
+            &target_dir,
+            options.quick
+        )?
+    );
     eprintln!("bench: raw results in {}", options.csv.display());
     Ok(())
 }
@@ -567,99 +576,127 @@ fn human_micros(micros: f64) -> String {
     }
 }
 
-/// Throughput, replay time of 1000 seeds and the instrumented rebuild time.
-fn extras(root: &Path, covcheck: &Path, target_dir: &Path, quick: bool) -> Result<String, String> {
-    let examples = target_dir;
-    let runs = if quick { "300000" } else { "5000000" };
-    let trivial =
-        campaigns::campaign(covcheck, root, examples, "throughput", 1, &["--runs", runs])?;
-    let plain = campaigns::plain_cases_per_second(root, examples, quick)?;
-    let replay = replay_1000_seeds(root, examples)?;
-    let (normal, instrumented) = rebuild_times(root, covcheck, target_dir)?;
+/// Throughput, replay time of 1000 seeds and the instrumented rebuild time,
+/// all on the suite's own `trivial` property, so that nothing else is built.
+fn extras(
+    suite: &Path,
+    harness: &Path,
+    covcheck: &Path,
+    target_dir: &Path,
+    quick: bool,
+) -> Result<String, String> {
+    let runs: u64 = if quick { 300_000 } else { 5_000_000 };
+    let campaign_rate = trivial_campaign_rate(covcheck, suite, target_dir, runs)?;
+    let (small, large) = if quick {
+        (100_000, 2_100_000)
+    } else {
+        (1_000_000, 11_000_000)
+    };
+    let plain_rate = (large - small) as f64
+        / (time_trivial(harness, suite, large)? - time_trivial(harness, suite, small)?).max(1e-9);
+    let replay = replay_1000_seeds(suite, harness)?;
+    let (normal, instrumented) = rebuild_times(suite, covcheck, target_dir)?;
     Ok(format!(
         "### Costs\n\n| measure | value |\n|---|---|\n\
-         | trivial property, `cargo covcheck`, one job | {:.0} exec/s |\n\
-         | trivial property, plain `cargo test` burst | {:.0} cases/s |\n\
+         | trivial property, `cargo covcheck`, one job | {campaign_rate:.0} exec/s |\n\
+         | trivial property, plain `cargo test` burst | {plain_rate:.0} cases/s |\n\
          | plain `cargo test` replaying 1000 seeds of one property | {:.0} ms |\n\
          | incremental rebuild after touching `src/lib.rs`: `cargo test --no-run` | {:.2} s |\n\
          | the same for the instrumented build (`cargo covcheck list`) | {:.2} s |\n",
-        trivial.rate,
-        plain,
         replay.as_secs_f64() * 1000.0,
         normal.as_secs_f64(),
         instrumented.as_secs_f64()
     ))
 }
 
-/// Writes 1000 seeds for the throughput example's property into a scratch
-/// copy and times its test binary (built beforehand) replaying them.
-fn replay_1000_seeds(root: &Path, target_dir: &Path) -> Result<Duration, String> {
-    let scratch = target_dir.join("replay-1000");
-    let _ = std::fs::remove_dir_all(&scratch);
-    std::fs::create_dir_all(scratch.join("src")).map_err(|e| e.to_string())?;
-    let example = root.join("examples/throughput");
-    let manifest = std::fs::read_to_string(example.join("Cargo.toml"))
-        .map_err(|e| e.to_string())?
-        .replace(
-            "../../covcheck-rt",
-            &root.join("covcheck-rt").display().to_string(),
-        );
-    std::fs::write(scratch.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
-    for file in ["Cargo.lock", "src/lib.rs"] {
-        std::fs::copy(example.join(file), scratch.join(file)).map_err(|e| e.to_string())?;
+/// Executions per second of the trivial property under `cargo covcheck`.
+fn trivial_campaign_rate(
+    covcheck: &Path,
+    suite: &Path,
+    target_dir: &Path,
+    runs: u64,
+) -> Result<f64, String> {
+    let output = Command::new(covcheck)
+        .args(["covcheck", "--manifest-path"])
+        .arg(suite.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir)
+        .args([
+            "--exact",
+            "covcheck_harness::trivial",
+            "--seed",
+            "1",
+            "--no-resume",
+            "-j",
+            "1",
+        ])
+        .args(["--runs", &runs.to_string(), "--message-format", "json"])
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["event"] == "finished")
+        .and_then(|e| Some(e["execs"].as_f64()? * 1000.0 / e["elapsed_ms"].as_f64()?.max(1.0)))
+        .ok_or_else(|| "the trivial campaign reported no result".to_string())
+}
+
+/// Seconds the harness takes for `cases` cases of the trivial property
+/// (two sizes are timed so that start-up cancels out).
+fn time_trivial(harness: &Path, suite: &Path, cases: u64) -> Result<f64, String> {
+    let started = Instant::now();
+    let status = Command::new(harness)
+        .args(["trivial", "--exact"])
+        .current_dir(suite)
+        .env("COVCHECK_CASES", cases.to_string())
+        .env("COVCHECK_SEEDS", "off")
+        .stdout(Stdio::null())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("the trivial property failed".to_string());
     }
-    let seeds = scratch.join("covcheck-seeds/throughput/tests/trivial");
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// Times the harness replaying 1000 seeds of the trivial property (written to
+/// its seed directory, which is ignored by git, and removed afterwards).
+fn replay_1000_seeds(suite: &Path, harness: &Path) -> Result<Duration, String> {
+    let seeds = suite.join("covcheck-seeds/covcheck_harness/trivial");
     std::fs::create_dir_all(&seeds).map_err(|e| e.to_string())?;
     for n in 0..1000u64 {
         let text = format!(
-            "format = 1\nproperty = \"throughput::tests::trivial\"\nkind = \"covering\"\nchoices = \"{}\"\n",
+            "format = 1\nproperty = \"covcheck_harness::trivial\"\nkind = \"covering\"\nchoices = \"{}\"\n",
             n * 7919
         );
         std::fs::write(seeds.join(format!("{n:016x}.toml")), text).map_err(|e| e.to_string())?;
     }
-    let output = Command::new(env!("CARGO"))
-        .args([
-            "test",
-            "--release",
-            "--no-run",
-            "--message-format=json",
-            "--manifest-path",
-        ])
-        .arg(scratch.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir.join("plain"))
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| e.to_string())?;
-    let exe = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-        .ok_or("no test binary for the replay measurement")?;
     let started = Instant::now();
-    let status = Command::new(exe)
-        .args(["tests::trivial", "--exact"])
-        .current_dir(&scratch)
-        .env("COVCHECK_CASES", "1")
+    let status = Command::new(harness)
+        .args(["trivial", "--exact"])
+        .current_dir(suite)
+        .env("COVCHECK_CASES", "0")
         .stdout(Stdio::null())
         .status()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string());
     let elapsed = started.elapsed();
-    if !status.success() {
+    let _ = std::fs::remove_dir_all(&seeds);
+    if !status?.success() {
         return Err("replaying 1000 seeds failed".to_string());
     }
     Ok(elapsed)
 }
 
-/// Times an incremental rebuild of `examples/dut` after touching its source,
-/// normal and instrumented (both warm).
+/// Times an incremental rebuild of the suite after touching its source,
+/// normal (`cargo test --no-run`) and instrumented (`cargo covcheck list`).
 fn rebuild_times(
-    root: &Path,
+    suite: &Path,
     covcheck: &Path,
     target_dir: &Path,
 ) -> Result<(Duration, Duration), String> {
-    let manifest = root.join("examples/dut/Cargo.toml");
-    let lib = root.join("examples/dut/src/lib.rs");
+    let manifest = suite.join("Cargo.toml");
+    let lib = suite.join("src/lib.rs");
     let normal = || {
         Command::new(env!("CARGO"))
             .args([
@@ -671,7 +708,7 @@ fn rebuild_times(
             ])
             .arg(&manifest)
             .arg("--target-dir")
-            .arg(target_dir.join("dut-normal"))
+            .arg(target_dir)
             .stderr(Stdio::null())
             .status()
     };
@@ -691,7 +728,6 @@ fn rebuild_times(
     };
     let time =
         |f: &dyn Fn() -> std::io::Result<std::process::ExitStatus>| -> Result<Duration, String> {
-            f().map_err(|e| e.to_string())?; // warm
             touch()?;
             let started = Instant::now();
             f().map_err(|e| e.to_string())?;

@@ -299,7 +299,8 @@ impl ChoiceMutator {
         };
         let bits = draw.bits.min(64);
         let mut values: Vec<u64> = vec![0, 1, u64::MAX, 1 << (bits - 1), (1 << (bits - 1)) - 1];
-        values.extend(AFL_VALUES.iter().map(|&v| v as u64));
+        // Two's complement, as the value bits of a draw are.
+        values.extend(heuristics::AFL_INTERESTING.iter().map(|&v| v as u64));
         let value = *self.rng.pick(&values);
         match draw.index_of(value) {
             Some(index) => {
@@ -650,37 +651,6 @@ fn float_at(shape: &Shape, i: usize) -> Option<(usize, FloatPlan)> {
     };
     Some((form, plan))
 }
-
-/// AFL's interesting values for 8, 16 and 32 bits.
-const AFL_VALUES: [i64; 27] = [
-    -128,
-    -1,
-    0,
-    1,
-    16,
-    32,
-    64,
-    100,
-    127,
-    -32768,
-    -129,
-    128,
-    255,
-    256,
-    512,
-    1000,
-    1024,
-    4096,
-    32767,
-    -2147483648,
-    -100663046,
-    -32769,
-    32768,
-    65535,
-    65536,
-    100663045,
-    2147483647,
-];
 
 /// Shapes of corpus entries, learned once per entry (the traced run is the
 /// expensive part: only new entries pay it).
