@@ -101,7 +101,8 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
         .collect();
 
     let suite = root.join("bench/suite");
-    let target_dir = root.join("target/bench");
+    // Shared with the end-to-end tests, so that CI builds LibAFL once.
+    let target_dir = root.join("target/e2e");
     eprintln!("bench: building the harnesses (release)");
     let harnesses = build_harnesses(&suite, &target_dir)?;
     let covcheck = campaigns::build_cargo_covcheck(root)?;
