@@ -8,8 +8,8 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <chore>
 
 chores:
-  ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, and the
-             same for covcheck-rt's campaign engine (what .ci/run runs)
+  ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the
+             same for covcheck-rt's campaign engine, and bench --quick (what .ci/run runs)
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
@@ -99,6 +99,14 @@ fn ci() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+    }
+    eprintln!("xtask: cargo xtask bench --quick");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root");
+    if let Err(message) = bench::main(&["--quick".to_string()], root) {
+        eprintln!("xtask: bench --quick failed: {message}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }
