@@ -444,40 +444,21 @@ fn campaign(
     seed: u64,
     budget: Duration,
 ) -> Result<Outcome, String> {
-    let mut command = Command::new(covcheck);
+    let mut command =
+        campaigns::measuring_command(covcheck, &suite.join("Cargo.toml"), target_dir, seed);
     command
-        .arg("covcheck")
-        .arg("--manifest-path")
-        .arg(suite.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir)
         .args(["--exact", &format!("covcheck_harness::{target}")])
-        .args([
-            "--seed",
-            &seed.to_string(),
-            "--no-save",
-            "--no-resume",
-            "-j",
-            "1",
-        ])
         .args(["--time", &format!("{}ms", budget.as_millis())])
-        .args(["--message-format", "json"])
         .env("BENCH_BUG", bug);
     let text = run_with_budget(command, budget)?;
-    let mut outcome = Outcome::default();
-    for line in text.lines() {
-        let Ok(event) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        if event["event"] == "finding" && !outcome.found {
-            let f = &event["finding"];
-            outcome.found = true;
-            outcome.execs = f["execs_to_find"].as_u64();
-            outcome.micros = f["found_after_us"].as_u64();
-        } else if event["event"] == "error" {
-            return Err(format!("cargo covcheck on {target}: {}", event["message"]));
-        }
-    }
+    let run =
+        campaigns::read_events(&text).map_err(|e| format!("cargo covcheck on {target}: {e}"))?;
+    let mut outcome = Outcome {
+        found: run.found.is_some(),
+        execs: run.found.map(|(execs, _)| execs),
+        micros: run.found.map(|(_, micros)| micros),
+        size: None,
+    };
     // The worker's own output (the probe's lines) is in its log.
     let log = target_dir.join(format!(
         "covcheck/work/covcheck-bench-suite.covcheck_harness..{target}/campaign.log"
@@ -617,30 +598,22 @@ fn trivial_campaign_rate(
     target_dir: &Path,
     runs: u64,
 ) -> Result<f64, String> {
-    let output = Command::new(covcheck)
-        .args(["covcheck", "--manifest-path"])
-        .arg(suite.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir)
+    let output = campaigns::measuring_command(covcheck, &suite.join("Cargo.toml"), target_dir, 1)
         .args([
             "--exact",
             "covcheck_harness::trivial",
-            "--seed",
-            "1",
-            "--no-resume",
-            "-j",
-            "1",
+            "--runs",
+            &runs.to_string(),
         ])
-        .args(["--runs", &runs.to_string(), "--message-format", "json"])
         .stderr(Stdio::null())
         .output()
         .map_err(|e| e.to_string())?;
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|e| e["event"] == "finished")
-        .and_then(|e| Some(e["execs"].as_f64()? * 1000.0 / e["elapsed_ms"].as_f64()?.max(1.0)))
-        .ok_or_else(|| "the trivial campaign reported no result".to_string())
+    let run = campaigns::read_events(&String::from_utf8_lossy(&output.stdout))?;
+    if run.rate > 0.0 {
+        Ok(run.rate)
+    } else {
+        Err("the trivial campaign reported no result".to_string())
+    }
 }
 
 /// Seconds the harness takes for `cases` cases of the trivial property

@@ -155,10 +155,30 @@ pub(crate) fn campaign(
     budget: &[&str],
 ) -> Result<Run, String> {
     let manifest = root.join("examples").join(example).join("Cargo.toml");
-    let output = Command::new(covcheck)
+    let output = measuring_command(covcheck, &manifest, target_dir, seed)
+        .args(budget)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo covcheck: {e}"))?;
+    if output.status.code() == Some(2) {
+        return Err(format!("cargo covcheck failed on {example} (see above)"));
+    }
+    read_events(&String::from_utf8_lossy(&output.stdout)).map_err(|e| format!("{example}: {e}"))
+}
+
+/// `cargo covcheck` set up for a measurement: a fixed RNG seed, no seeds
+/// saved, no corpus cache, one job, JSON events on stdout.
+pub(crate) fn measuring_command(
+    covcheck: &Path,
+    manifest: &Path,
+    target_dir: &Path,
+    seed: u64,
+) -> Command {
+    let mut command = Command::new(covcheck);
+    command
         .arg("covcheck")
         .arg("--manifest-path")
-        .arg(&manifest)
+        .arg(manifest)
         .arg("--target-dir")
         .arg(target_dir)
         .args([
@@ -169,16 +189,18 @@ pub(crate) fn campaign(
             "-j",
             "1",
         ])
-        .args(["--message-format", "json"])
-        .args(budget)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run cargo covcheck: {e}"))?;
+        .args(["--message-format", "json"]);
+    command
+}
+
+/// The first finding (executions and µs to it) and the execution rate, from
+/// `cargo covcheck`'s JSON events; an error event is an error.
+pub(crate) fn read_events(stdout: &str) -> Result<Run, String> {
     let mut run = Run {
         found: None,
         rate: 0.0,
     };
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
+    for line in stdout.lines() {
         let Ok(event) = serde_json::from_str::<Value>(line) else {
             continue;
         };
@@ -195,7 +217,7 @@ pub(crate) fn campaign(
                 let ms = event["elapsed_ms"].as_f64().unwrap_or(0.0);
                 run.rate = if ms > 0.0 { execs * 1000.0 / ms } else { 0.0 };
             }
-            Some("error") => return Err(format!("{example}: {}", event["message"])),
+            Some("error") => return Err(event["message"].to_string()),
             _ => {}
         }
     }
