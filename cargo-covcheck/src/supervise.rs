@@ -139,25 +139,13 @@ pub fn run_property(
         summary.execs += progress.execs;
         summary.edges = summary.edges.max(progress.edges);
         summary.corpus = summary.corpus.max(progress.corpus);
-        let mut found = false;
-        for finding in outcome.findings {
-            found = true;
-            report_finding(
-                index,
-                property,
-                settings,
-                finding,
-                &mut seen,
-                &mut summary,
-                updates,
-            );
-        }
         for message in outcome.errors {
             summary.errors += 1;
             let _ = updates.send(Update::Error(index, message));
         }
+        let mut findings = outcome.findings;
+        let died = outcome.death.is_some();
         if let Some(death) = outcome.death {
-            found = true;
             let _ = updates.send(Update::Crashed(index, death.kind));
             let finding = shrink_crash(property, &work, &config, settings, &death);
             let mut finding = finding.unwrap_or_else(|problem| Finding {
@@ -173,6 +161,10 @@ pub fn run_property(
             });
             finding.execs_to_find = summary.execs; // the dead worker's are counted
             finding.found_after_us = started.elapsed().as_micros() as u64;
+            findings.push(finding);
+        }
+        let found = !findings.is_empty();
+        for finding in findings {
             report_finding(
                 index,
                 property,
@@ -182,7 +174,8 @@ pub fn run_property(
                 &mut summary,
                 updates,
             );
-        } else if !found && outcome.done {
+        }
+        if !died && !found && outcome.done {
             break; // the budget is spent
         }
         if found && !settings.keep_going {
