@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use covcheck_rt::protocol::{
     EXIT_TIMEOUT, Event, FailureKind, Finding, Progress, WORKER_ENV, WorkerConfig, WorkerMode,
-    inflight_len, parse_event, read_inflight,
+    inflight_len, parse_event, read_inflight, resident_mb,
 };
 use covcheck_rt::source::Limits;
 use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, FailureRecord, SeedFile, SeedKind, SeedStore};
@@ -117,7 +117,6 @@ pub fn run_property(
             corpus_dir: corpus_dir.clone(),
             inflight_path: work.join("inflight"),
             cmp_mutations: settings.cmp_mutations,
-            max_len: Limits::default().max_len,
             stop_on_failure: !settings.keep_going,
         };
         attempt += 1;
@@ -475,7 +474,6 @@ fn shrink_crash(
 
 /// Watches a worker's memory and liveness from a thread of its own.
 struct Watchdog {
-    pid: i32,
     last_heard: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
     out_of_memory: Arc<AtomicBool>,
@@ -504,7 +502,7 @@ impl Watchdog {
                     std::thread::sleep(Duration::from_millis(20));
                     let quiet =
                         epoch.elapsed().as_millis() as u64 - last_heard.load(Ordering::SeqCst);
-                    let over = rss_mb(pid) > rss_limit_mb;
+                    let over = resident_mb(pid) > rss_limit_mb;
                     if over || quiet > SILENCE_LIMIT.as_millis() as u64 {
                         if over {
                             oom.store(true, Ordering::SeqCst);
@@ -519,7 +517,6 @@ impl Watchdog {
             })
         };
         Watchdog {
-            pid,
             last_heard,
             stop,
             out_of_memory,
@@ -539,23 +536,11 @@ impl Watchdog {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
-        let _ = self.pid;
         (
             self.out_of_memory.load(Ordering::SeqCst),
             self.silent.load(Ordering::SeqCst),
         )
     }
-}
-
-/// The resident set of a process, in MiB (0 once it is gone).
-fn rss_mb(pid: i32) -> u64 {
-    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4096 / (1024 * 1024)
 }
 
 /// A file-name-safe version of a property path.

@@ -68,8 +68,6 @@ pub struct WorkerConfig {
     pub inflight_path: PathBuf,
     /// Mutations that replace a draw by an operand it was compared against.
     pub cmp_mutations: bool,
-    /// Largest collection length the size bound grows to.
-    pub max_len: usize,
     /// Stop after the first failure (the default) instead of going on.
     pub stop_on_failure: bool,
 }
@@ -186,6 +184,19 @@ pub fn parse_event(line: &str) -> Option<Result<Event, String>> {
 pub fn parse_listing(line: &str) -> Option<Result<ListedProperty, String>> {
     let json = line.strip_prefix(LIST_PREFIX)?;
     Some(serde_json::from_str(json).map_err(|e| format!("{e} in {json:?}")))
+}
+
+/// The resident set of process `pid` in MiB, as `--rss-limit-mb` counts it
+/// (0 once it is gone). Both the supervisor and a shrinking worker enforce
+/// the limit with it.
+pub fn resident_mb(pid: i32) -> u64 {
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4096 / (1024 * 1024)
 }
 
 /// Reads what a dead worker left in its in-flight file: how many executions

@@ -95,7 +95,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         1,
         &["--runs", "5000000"],
     )?;
-    let plain = plain_cases_per_second(&root, &target_dir, false)?;
+    let plain = plain_cases_per_second(&root, &target_dir)?;
     println!(
         "\nTrivial property `fn p(x: u64)`, one job, release: cargo covcheck {:.0} exec/s; \
          plain cargo test burst {:.0} cases/s (ratio {:.2})",
@@ -226,11 +226,7 @@ pub(crate) fn read_events(stdout: &str) -> Result<Run, String> {
 
 /// The plain `cargo test` burst's cases per second on the trivial property:
 /// two runs of different sizes, so that build and start-up costs cancel.
-pub(crate) fn plain_cases_per_second(
-    root: &Path,
-    target_dir: &Path,
-    quick: bool,
-) -> Result<f64, String> {
+fn plain_cases_per_second(root: &Path, target_dir: &Path) -> Result<f64, String> {
     let manifest = root.join("examples/throughput/Cargo.toml");
     let time = |cases: u64| -> Result<f64, String> {
         let started = Instant::now();
@@ -248,11 +244,7 @@ pub(crate) fn plain_cases_per_second(
         }
         Ok(started.elapsed().as_secs_f64())
     };
-    let (small, large) = if quick {
-        (100_000, 2_100_000)
-    } else {
-        (1_000_000, 11_000_000)
-    };
+    let (small, large) = (1_000_000u64, 11_000_000u64);
     time(1)?; // build
     let t_small = time(small)?;
     let t_large = time(large)?;

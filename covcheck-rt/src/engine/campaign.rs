@@ -270,6 +270,12 @@ pub fn run(
         corpus: state.corpus().count(),
     });
 
+    let progress = |corpus: usize| Progress {
+        execs: execs.get(),
+        corpus,
+        edges: edges.get(),
+        elapsed_ms: started.elapsed().as_millis() as u64,
+    };
     let deadline = request
         .time_ms
         .map(|ms| started + Duration::from_millis(ms));
@@ -295,14 +301,11 @@ pub fn run(
         // A fresh heuristic input now and then keeps the campaign at least as
         // strong as plain random testing.
         if caught.borrow().is_none() {
-            let choices = fresh(&mut rng, bound.get());
+            let input = ChoiceInput {
+                choices: fresh(&mut rng, bound.get()),
+            };
             fuzzer
-                .evaluate_input(
-                    &mut state,
-                    &mut executor,
-                    &mut mgr,
-                    &ChoiceInput { choices },
-                )
+                .evaluate_input(&mut state, &mut executor, &mut mgr, &input)
                 .map_err(|e| e.to_string())?;
         }
         let count = state.corpus().count();
@@ -314,12 +317,7 @@ pub fn run(
         }
         persisted = persist_new_entries(&state, persisted, &request.corpus_dir);
         if last_status.elapsed() >= STATUS_EVERY {
-            emit(&Event::Status(Progress {
-                execs: execs.get(),
-                corpus: state.corpus().count(),
-                edges: edges.get(),
-                elapsed_ms: started.elapsed().as_millis() as u64,
-            }));
+            emit(&Event::Status(progress(state.corpus().count())));
             last_status = Instant::now();
         }
     }
@@ -336,12 +334,7 @@ pub fn run(
             first_exec.get().unwrap_or(started),
         );
     }
-    emit(&Event::Done(Progress {
-        execs: execs.get(),
-        corpus: state.corpus().count(),
-        edges: edges.get(),
-        elapsed_ms: started.elapsed().as_millis() as u64,
-    }));
+    emit(&Event::Done(progress(state.corpus().count())));
     Ok(())
 }
 

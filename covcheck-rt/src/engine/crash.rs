@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::engine::finding_from_shrunk;
 use crate::harness::PropertyInfo;
 use crate::property::{PropertyFn, Status, execute};
-use crate::protocol::{Event, FailureKind, WorkerConfig, emit};
+use crate::protocol::{Event, FailureKind, WorkerConfig, emit, resident_mb};
 use crate::shrink::{ShrinkBudget, shrink};
 use crate::source::{Limits, Source};
 
@@ -78,7 +78,7 @@ pub fn run_forked(
             }
             let over = if started.elapsed() > timeout {
                 Some(FailureKind::Timeout)
-            } else if rss_mb(pid) > rss_limit_mb {
+            } else if resident_mb(pid) > rss_limit_mb {
                 Some(FailureKind::OutOfMemory)
             } else {
                 None
@@ -101,17 +101,6 @@ pub fn run_forked(
         }
         classify(status, &text)
     }
-}
-
-/// The resident set of a process, in MiB (0 if unknown).
-pub fn rss_mb(pid: i32) -> u64 {
-    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4096 / (1024 * 1024)
 }
 
 fn classify(status: i32, stderr: &str) -> Outcome {

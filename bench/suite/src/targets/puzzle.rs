@@ -1,7 +1,8 @@
 //! fuzzcheck's ordered-conditions puzzle: a sequence of small enum values
 //! (here `(variant % 8, payload)`) must contain seven given values in order.
 
-const WANTED: [(u8, u8); 7] = [
+/// The seven `(variant % 8, payload)` pairs, in the order they must appear.
+pub const WANTED: [(u8, u8); 7] = [
     (1, 10),
     (3, 27),
     (0, 255),
