@@ -16,7 +16,7 @@
 //! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
 //! | token insertion | inserts a compared byte string into a string or byte vector |
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use crate::choice::{Choice, ChoiceKind, Span, char_from_index, char_index};
@@ -31,8 +31,9 @@ use crate::source::{IntDraw, Limits, Source};
 pub struct Shape {
     pub choices: Vec<Choice>,
     pub spans: Vec<Span>,
-    /// Integer draws by position.
-    pub ints: HashMap<usize, IntDraw>,
+    /// Integer draws by position (ordered, so that a campaign with a fixed
+    /// RNG seed picks the same draw in every run).
+    pub ints: BTreeMap<usize, IntDraw>,
     pub comparisons: Comparisons,
 }
 
