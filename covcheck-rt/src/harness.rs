@@ -211,13 +211,13 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
 /// A seed saved from a campaign timeout would hang `cargo test` forever when
 /// the bug is still there; this ends the test binary with an explanation
 /// instead once the replay runs for [`HANG_SECS`].
-struct HangGuard(Option<std::sync::mpsc::Sender<()>>);
+pub(crate) struct HangGuard(Option<std::sync::mpsc::Sender<()>>);
 
 /// How long a replay of a timeout seed may run (`COVCHECK_HANG_SECS`).
 const HANG_SECS: u64 = 10;
 
 impl HangGuard {
-    fn for_seed(seed: &Seed) -> HangGuard {
+    pub(crate) fn for_seed(seed: &Seed) -> HangGuard {
         let hung = seed
             .file
             .failure

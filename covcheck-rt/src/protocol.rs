@@ -70,6 +70,14 @@ pub struct WorkerConfig {
     pub cmp_mutations: bool,
     /// Stop after the first failure (the default) instead of going on.
     pub stop_on_failure: bool,
+    /// Grow the size bound of fresh inputs in steps (seed 004's iterative
+    /// deepening); off, fresh inputs use the full bound from the start.
+    #[serde(default = "yes")]
+    pub size_steps: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Size of the in-flight input file for inputs of up to `max_choices`
@@ -87,6 +95,19 @@ pub enum WorkerMode {
     /// Reproduce an input that killed a worker, in a forked child per try,
     /// find out what kind of failure it is, and shrink it.
     ShrinkCrash { choices: Vec<u64> },
+    /// Measure the coverage features of the corpus cache and the saved seeds,
+    /// select a covering subset and shrink it (`cargo covcheck minimize`).
+    Minimize,
+    /// Replay the saved seeds one by one, each reported as its own result
+    /// (`cargo covcheck replay`); seeds whose file names are in `skip` were
+    /// reported by an earlier worker that died on a later one.
+    Replay { skip: Vec<String> },
+}
+
+impl WorkerMode {
+    pub fn is_shrink(&self) -> bool {
+        matches!(self, WorkerMode::ShrinkCrash { .. })
+    }
 }
 
 /// How a property failed.
@@ -148,10 +169,85 @@ pub enum Event {
     Status(Progress),
     Finding(Finding),
     Done(Progress),
+    /// The outcome of [`WorkerMode::Minimize`].
+    Minimized(Box<MinimizeReport>),
+    /// A replayed seed starts (so that a worker dying on it can be blamed).
+    SeedStarted {
+        file: String,
+        kind: String,
+    },
+    /// A replayed seed's result.
+    SeedReplayed(SeedResult),
     /// The worker cannot run (wrong build, bad configuration).
     Error {
         message: String,
     },
+}
+
+/// Size and coverage of a set of inputs.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SuiteStats {
+    pub inputs: usize,
+    /// Total length of the inputs as seed files store them (`choices` text).
+    pub bytes: usize,
+    /// Distinct coverage features (edge, hit-count bucket) they reach.
+    pub features: usize,
+}
+
+/// What `cargo covcheck minimize` found for one property.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MinimizeReport {
+    /// Corpus cache entries and saved seeds that were measured.
+    pub measured: SuiteStats,
+    /// Of those, entries of the corpus cache.
+    pub corpus_inputs: usize,
+    /// Failure seeds: always kept, their features count as covered.
+    pub failure_seeds: usize,
+    /// Failure seeds of crash kinds (abort, timeout, ...), not run here
+    /// because they would take the worker down.
+    pub unmeasured_failure_seeds: usize,
+    /// Corpus entries or covering seeds that now fail: not selected.
+    pub failing_inputs: usize,
+    /// What libFuzzer's `-merge=1` rule (smallest first, keep an input if it
+    /// adds a feature) keeps of the same inputs.
+    pub forward_pass: SuiteStats,
+    /// What greedy set cover keeps, before shrinking.
+    pub set_cover: SuiteStats,
+    /// The covering inputs after shrinking, with failure seeds' coverage
+    /// (shrinking may reach features the measured inputs did not).
+    pub after: SuiteStats,
+    /// Of the measured features, how many the final suite keeps (all of
+    /// them, unless a feature depends on more than the input).
+    pub kept_features: usize,
+    /// Features the seeds saved now (covering and failure) reach.
+    pub seeds_before: SuiteStats,
+    /// The selected covering inputs, shrunk.
+    pub selected: Vec<CoveringInput>,
+    /// Feature lists of the seeds that were run, by seed file name, for the
+    /// seed-suite coverage record.
+    pub seed_features: Vec<(String, Vec<u32>)>,
+}
+
+/// One input of the minimized suite.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CoveringInput {
+    pub choices: Vec<u64>,
+    pub args: Vec<(String, String)>,
+    pub features: Vec<u32>,
+}
+
+/// One seed replayed by `cargo covcheck replay`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SeedResult {
+    /// The seed's file name (in the property's seed directory).
+    pub file: String,
+    /// `failure` or `covering`.
+    pub kind: String,
+    pub passed: bool,
+    /// The failure's message and location when it did not pass.
+    pub message: String,
+    pub location: String,
+    pub micros: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //!
 //! The shrinker knows nothing about the property's types. It edits the
 //! failing case's choice indices, replays each candidate, and keeps it when it
-//! (a) still fails at the same [`Origin`] — so shrinking never trades one bug
+//! (a) still fails at the same [`Origin`](crate::property::Origin) — so shrinking never trades one bug
 //! for another — and (b) is smaller in shortlex order (fewer choices, then
 //! lexicographically smaller indices). Because index zero is the simplest value
 //! of every draw, smaller sequences render as simpler values. Every accepted
@@ -27,7 +27,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::choice::{ChoiceKind, Span, shortlex_less};
-use crate::property::{Case, Origin, PropertyFn, execute};
+use crate::property::{Case, PropertyFn, execute};
 use crate::source::{Limits, Source};
 
 /// When shrinking gives up and reports the best value found so far.
@@ -73,12 +73,27 @@ pub fn shrink(
         .expect("only failing cases are shrunk")
         .origin
         .clone();
+    let mut same_failure = |case: &Case| case.failure().is_some_and(|f| f.origin == origin);
+    shrink_while(property, limits, failing, budget, &mut same_failure)
+}
+
+/// Shrinks `start` through candidates for which `keep` holds; `keep` is
+/// called right after each candidate ran, so it may also look at what the
+/// run left behind (`cargo covcheck minimize` keeps a covering input's
+/// coverage features this way). [`shrink`] keeps the same failure.
+pub fn shrink_while(
+    property: &PropertyFn<'_>,
+    limits: Limits,
+    start: Case,
+    budget: ShrinkBudget,
+    keep: &mut dyn FnMut(&Case) -> bool,
+) -> Shrunk {
     let mut shrinker = Shrinker {
         property,
         limits,
-        origin,
-        best_indices: failing.indices(),
-        best: failing,
+        keep,
+        best_indices: start.indices(),
+        best: start,
         tried: HashSet::new(),
         runs: 0,
         steps: 0,
@@ -112,7 +127,7 @@ pub fn shrink(
 struct Shrinker<'a, 'p> {
     property: &'a PropertyFn<'p>,
     limits: Limits,
-    origin: Origin,
+    keep: &'a mut dyn FnMut(&Case) -> bool,
     best: Case,
     best_indices: Vec<u64>,
     tried: HashSet<Vec<u64>>,
@@ -144,7 +159,7 @@ impl Shrinker<'_, '_> {
         self.runs >= self.budget.max_runs || self.started.elapsed() >= self.budget.max_time
     }
 
-    /// Replays `candidate`; keeps it when it fails the same way and is smaller.
+    /// Replays `candidate`; keeps it when `keep` holds and it is smaller.
     fn attempt(&mut self, candidate: Vec<u64>) -> bool {
         if self.out_of_budget()
             || !shortlex_less(&candidate, &self.best_indices)
@@ -154,9 +169,9 @@ impl Shrinker<'_, '_> {
         }
         self.runs += 1;
         let case = execute(self.property, Source::replay(candidate, self.limits), false);
-        let same_failure = case.failure().is_some_and(|f| f.origin == self.origin);
+        let kept = (self.keep)(&case);
         let indices = case.indices();
-        if same_failure && shortlex_less(&indices, &self.best_indices) {
+        if kept && shortlex_less(&indices, &self.best_indices) {
             self.best = case;
             self.best_indices = indices;
             self.steps += 1;

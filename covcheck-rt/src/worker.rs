@@ -1,10 +1,17 @@
 //! The worker side of `cargo covcheck`: a property's `#[test]` function,
 //! started by the CLI with [`WORKER_ENV`] set, runs a campaign (or shrinks a
-//! crash) instead of the plain `cargo test` burst. See [`crate::protocol`].
+//! crash, or minimizes a corpus) instead of the plain `cargo test` burst, or
+//! replays its seeds one by one for `cargo covcheck replay`. See
+//! [`crate::protocol`].
 
-use crate::harness::PropertyInfo;
+use std::time::Instant;
+
+use crate::config::Config;
+use crate::harness::{HangGuard, PropertyInfo};
 use crate::property::PropertyFn;
-use crate::protocol::{Event, WORKER_ENV, WorkerConfig, emit};
+use crate::protocol::{Event, Progress, SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, emit};
+use crate::runner::Runner;
+use crate::store::SeedKind;
 
 /// The worker request addressed to this property, if any. A request that
 /// cannot be read is reported as an error event and ends the process: the
@@ -32,6 +39,13 @@ pub(crate) fn requested(info: &PropertyInfo) -> Option<WorkerConfig> {
 /// Runs the request, then ends the process: a worker never returns to libtest,
 /// whose summary would only add noise to the supervisor's view.
 pub(crate) fn run(info: &PropertyInfo, property: &PropertyFn<'_>, config: WorkerConfig) {
+    if let WorkerMode::Replay { skip } = &config.mode {
+        if let Err(message) = replay_seeds(info, property, skip) {
+            emit(&Event::Error { message });
+            std::process::exit(2)
+        }
+        std::process::exit(0)
+    }
     #[cfg(feature = "campaign")]
     {
         crate::engine::run_worker(info, property, &config);
@@ -49,4 +63,56 @@ pub(crate) fn run(info: &PropertyInfo, property: &PropertyFn<'_>, config: Worker
         });
         std::process::exit(2)
     }
+}
+
+/// Replays every saved seed (but those in `skip`) and reports each as its
+/// own result. Needs no instrumentation: `cargo covcheck replay` runs it on
+/// the normal test build, like `cargo test` but seed by seed.
+fn replay_seeds(
+    info: &PropertyInfo,
+    property: &PropertyFn<'_>,
+    skip: &[String],
+) -> Result<(), String> {
+    let config = Config::resolve(&info.attributes)?;
+    let seeds = info.seed_store().load().map_err(|e| e.to_string())?;
+    let runner = Runner::new(property, config);
+    let started = Instant::now();
+    for seed in &seeds {
+        let file = seed
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if skip.contains(&file) {
+            continue;
+        }
+        let kind = match seed.file.kind {
+            SeedKind::Failure => "failure",
+            SeedKind::Covering => "covering",
+        }
+        .to_string();
+        emit(&Event::SeedStarted {
+            file: file.clone(),
+            kind: kind.clone(),
+        });
+        let began = Instant::now();
+        let guard = HangGuard::for_seed(seed);
+        let case = runner.replay(seed.indices.clone());
+        drop(guard);
+        let failure = case.failure();
+        emit(&Event::SeedReplayed(SeedResult {
+            file,
+            kind,
+            passed: failure.is_none(),
+            message: failure.map(|f| f.message.clone()).unwrap_or_default(),
+            location: failure.map(|f| f.origin.to_string()).unwrap_or_default(),
+            micros: began.elapsed().as_micros() as u64,
+        }));
+    }
+    emit(&Event::Done(Progress {
+        execs: seeds.len() as u64,
+        elapsed_ms: started.elapsed().as_millis() as u64,
+        ..Progress::default()
+    }));
+    Ok(())
 }

@@ -37,7 +37,7 @@ use libafl_bolts::tuples::tuple_list;
 
 use crate::config::Config;
 use crate::engine::inflight::Inflight;
-use crate::engine::input::{ChoiceInput, parse_choices};
+use crate::engine::input::{ChoiceInput, load_corpus_dir};
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
 use crate::engine::scheduler::RarityScheduler;
 use crate::engine::{finding_from_shrunk, sancov};
@@ -230,7 +230,11 @@ pub fn run(
         );
     }
     let mut rng = Rng::new(request.rng_seed);
-    let bound = Cell::new(INITIAL_BOUND.min(limits.max_len));
+    let bound = Cell::new(if request.size_steps {
+        INITIAL_BOUND.min(limits.max_len)
+    } else {
+        limits.max_len
+    });
     let fresh = |rng: &mut Rng, bound: usize| {
         let limits = Limits {
             max_len: bound,
@@ -356,18 +360,6 @@ fn report(
         found.at.duration_since(started).as_micros() as u64,
     )));
     Some(origin)
-}
-
-fn load_corpus_dir(dir: &Path) -> Vec<Vec<u64>> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .filter_map(|p| parse_choices(&std::fs::read_to_string(p).ok()?).ok())
-        .collect()
 }
 
 /// Writes corpus entries added since the last call to the corpus cache.

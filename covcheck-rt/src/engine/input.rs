@@ -42,3 +42,17 @@ pub fn parse_choices(text: &str) -> Result<Vec<u64>, String> {
         .map(|word| word.parse::<u64>().map_err(|e| format!("`{word}`: {e}")))
         .collect()
 }
+
+/// The inputs of a corpus directory, in file name order; unreadable files are
+/// skipped (the cache is ours, and a campaign rebuilds what it loses).
+pub fn load_corpus_dir(dir: &Path) -> Vec<Vec<u64>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|p| parse_choices(&std::fs::read_to_string(p).ok()?).ok())
+        .collect()
+}

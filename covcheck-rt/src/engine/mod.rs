@@ -6,14 +6,17 @@
 //!   comparison tracing, `memcmp` interposition).
 //! - [`input`], [`mutator`], [`scheduler`]: covcheck's structure-aware parts.
 //! - [`campaign`]: the LibAFL fuzzing loop of one property.
+//! - [`minimize`], [`cover`]: the covering seed suite of `cargo covcheck minimize`.
 //! - [`crash`]: reproducing and shrinking inputs that kill the process, one
 //!   forked child per try.
 //! - [`inflight`]: the shared slot that keeps the input in flight.
 
 pub mod campaign;
+pub mod cover;
 pub mod crash;
 pub mod inflight;
 pub mod input;
+pub mod minimize;
 pub mod mutator;
 pub mod sancov;
 pub mod scheduler;
@@ -30,6 +33,8 @@ pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &Work
         WorkerMode::ShrinkCrash { choices } => {
             crash::shrink_crash(info, property, request, choices)
         }
+        WorkerMode::Minimize => minimize::run(info, property, request),
+        WorkerMode::Replay { .. } => unreachable!("replay runs without the engine"),
     };
     if let Err(message) = result {
         emit(&Event::Error { message });

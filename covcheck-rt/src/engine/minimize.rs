@@ -1,0 +1,307 @@
+//! The worker side of `cargo covcheck minimize`: from a campaign's corpus
+//! cache and the saved seeds to the smallest suite of small inputs that
+//! reaches every coverage feature they reach.
+//!
+//! 1. Run every input once on the instrumented build and note its features
+//!    ([`super::cover::features_of`]). Failure seeds are always kept, so their
+//!    features count as covered from the start; failure seeds of crash kinds
+//!    (abort, timeout, ...) are not run, since they would end this process.
+//! 2. Select with greedy set cover; also count what the forward-pass rule
+//!    would keep, for the report.
+//! 3. Shrink each selected input with the core shrinker while it keeps the
+//!    features no other selected input (or failure seed) reaches, so the suite
+//!    still covers everything; then select again among the shrunk inputs.
+//!
+//! The supervisor saves the result as covering seeds; this worker writes
+//! nothing but the in-flight slot.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use crate::config::Config;
+use crate::engine::cover::{Candidate, FeatureSet, features_of, forward_pass, greedy_set_cover};
+use crate::engine::inflight::Inflight;
+use crate::engine::input::load_corpus_dir;
+use crate::engine::sancov;
+use crate::harness::{PropertyInfo, trim_trailing_zeros};
+use crate::property::{Case, PropertyFn, execute, take_over_panic_hook};
+use crate::protocol::{
+    CoveringInput, Event, MinimizeReport, Progress, SuiteStats, WorkerConfig, emit,
+};
+use crate::shrink::{ShrinkBudget, shrink_while};
+use crate::source::{Limits, Source};
+use crate::store::{SeedFile, SeedKind};
+
+/// Shrinking one covering input stops here: it only has to keep its
+/// features, and a suite has many inputs.
+const SHRINK_BUDGET: ShrinkBudget = ShrinkBudget {
+    max_runs: 4_000,
+    max_time: Duration::from_secs(10),
+};
+
+/// Runs inputs one at a time and reads the features each reached.
+struct Meter<'a, 'p> {
+    property: &'a PropertyFn<'p>,
+    limits: Limits,
+    counters: *mut u8,
+    len: usize,
+    inflight: Inflight,
+    runs: u64,
+    started: Instant,
+    last_status: Instant,
+}
+
+impl Meter<'_, '_> {
+    fn clear(&mut self) {
+        // SAFETY: the counters section is `len` bytes and lives as long as the process.
+        unsafe { std::ptr::write_bytes(self.counters, 0, self.len) };
+    }
+
+    /// The features of what ran since the last [`Meter::clear`]; clears.
+    fn take_features(&mut self) -> Vec<u32> {
+        // SAFETY: as in `clear`; nothing runs while the slice is alive.
+        let features = features_of(unsafe { std::slice::from_raw_parts(self.counters, self.len) });
+        self.clear();
+        features
+    }
+
+    /// Counts a run, and now and then says so in a status line, so that the
+    /// supervisor knows this worker is alive.
+    fn tick(&mut self) {
+        self.runs += 1;
+        if self.last_status.elapsed() >= Duration::from_millis(500) {
+            emit(&Event::Status(Progress {
+                execs: self.runs,
+                elapsed_ms: self.started.elapsed().as_millis() as u64,
+                ..Progress::default()
+            }));
+            self.last_status = Instant::now();
+        }
+    }
+
+    fn measure(&mut self, choices: &[u64]) -> (Case, Vec<u32>) {
+        self.clear();
+        self.tick();
+        // In the in-flight slot, so that a crash names its input.
+        self.inflight.store(self.runs, choices);
+        let case = execute(
+            self.property,
+            Source::replay(choices.to_vec(), self.limits),
+            false,
+        );
+        let features = self.take_features();
+        (case, features)
+    }
+}
+
+/// An input under consideration.
+#[derive(Clone, Default)]
+struct Measured {
+    choices: Vec<u64>,
+    features: Vec<u32>,
+}
+
+impl Measured {
+    fn size(&self) -> usize {
+        size_of_choices(&self.choices)
+    }
+}
+
+/// An input's size as a seed file stores it.
+fn size_of_choices(choices: &[u64]) -> usize {
+    SeedFile::format_indices(choices).len()
+}
+
+pub fn run(
+    info: &PropertyInfo,
+    property: &PropertyFn<'_>,
+    request: &WorkerConfig,
+) -> Result<(), String> {
+    let limits = Config::resolve(&info.attributes)?.limits;
+    let (counters, len) = sancov::counters();
+    if len == 0 {
+        return Err(format!(
+            "`{}` is not instrumented (no coverage counters): build it with `cargo covcheck`",
+            info.full_path()
+        ));
+    }
+    let inflight = Inflight::open(&request.inflight_path)
+        .map_err(|e| format!("cannot map {}: {e}", request.inflight_path.display()))?;
+    take_over_panic_hook();
+    let mut meter = Meter {
+        property,
+        limits,
+        counters,
+        len,
+        inflight,
+        runs: 0,
+        started: Instant::now(),
+        last_status: Instant::now(),
+    };
+    let seeds = info.seed_store().load().map_err(|e| e.to_string())?;
+    let mut report = MinimizeReport::default();
+
+    // 1. Measure. Failure seeds first: their features are covered already.
+    let mut covered = FeatureSet::default();
+    let mut on_disk = FeatureSet::default();
+    let mut on_disk_stats = SuiteStats::default();
+    let mut seen: HashSet<Vec<u64>> = HashSet::new();
+    let mut candidates: Vec<Measured> = Vec::new();
+    for seed in &seeds {
+        on_disk_stats.inputs += 1;
+        on_disk_stats.bytes += size_of_choices(&seed.indices);
+        let crash_kind = seed
+            .file
+            .failure
+            .as_ref()
+            .and_then(|f| f.kind.as_deref())
+            .is_some_and(|kind| kind != "panic");
+        if seed.file.kind == SeedKind::Failure && crash_kind {
+            report.unmeasured_failure_seeds += 1;
+            continue;
+        }
+        let (case, features) = meter.measure(&seed.indices);
+        on_disk.extend(&features);
+        let name = seed
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        report
+            .seed_features
+            .push((name.unwrap_or_default(), features.clone()));
+        if seed.file.kind == SeedKind::Failure {
+            report.failure_seeds += 1;
+            covered.extend(&features);
+        } else if case.failure().is_some() {
+            report.failing_inputs += 1;
+        } else {
+            let choices = trim_trailing_zeros(&case.indices()).to_vec();
+            if seen.insert(choices.clone()) {
+                candidates.push(Measured { choices, features });
+            }
+        }
+    }
+    on_disk_stats.features = on_disk.len();
+    report.seeds_before = on_disk_stats;
+    for choices in load_corpus_dir(&request.corpus_dir) {
+        let (case, features) = meter.measure(&choices);
+        if case.failure().is_some() {
+            report.failing_inputs += 1;
+            continue;
+        }
+        let choices = trim_trailing_zeros(&case.indices()).to_vec();
+        if seen.insert(choices.clone()) {
+            report.corpus_inputs += 1;
+            candidates.push(Measured { choices, features });
+        }
+    }
+    let mut universe = covered.clone();
+    for c in &candidates {
+        universe.extend(&c.features);
+    }
+    report.measured = SuiteStats {
+        inputs: candidates.len(),
+        bytes: candidates.iter().map(Measured::size).sum(),
+        features: universe.len(),
+    };
+
+    // 2. Select.
+    let stats = |taken: &[usize], inputs: &[Measured]| {
+        let mut reached = covered.clone();
+        for &n in taken {
+            reached.extend(&inputs[n].features);
+        }
+        SuiteStats {
+            inputs: taken.len(),
+            bytes: taken.iter().map(|&n| inputs[n].size()).sum(),
+            features: reached.len(),
+        }
+    };
+    let as_candidates = |inputs: &[Measured]| -> Vec<(usize, Vec<u32>)> {
+        inputs
+            .iter()
+            .map(|m| (m.size(), m.features.clone()))
+            .collect()
+    };
+    let select = |inputs: &[Measured], rule: fn(&[Candidate<'_>], &FeatureSet) -> Vec<usize>| {
+        let owned = as_candidates(inputs);
+        let view: Vec<Candidate<'_>> = owned
+            .iter()
+            .map(|(size, features)| Candidate {
+                size: *size,
+                features,
+            })
+            .collect();
+        rule(&view, &covered)
+    };
+    report.forward_pass = stats(&select(&candidates, forward_pass), &candidates);
+    let taken = select(&candidates, greedy_set_cover);
+    report.set_cover = stats(&taken, &candidates);
+    let originals: Vec<Measured> = taken
+        .into_iter()
+        .map(|n| std::mem::take(&mut candidates[n]))
+        .collect();
+
+    // 3. Shrink each while it keeps what only it covers, then select again.
+    let mut suite: Vec<Measured> = originals.clone();
+    for n in 0..suite.len() {
+        let mut others = covered.clone();
+        for (m, other) in suite.iter().enumerate() {
+            if m != n {
+                others.extend(&other.features);
+            }
+        }
+        let unique: Vec<u32> = suite[n]
+            .features
+            .iter()
+            .copied()
+            .filter(|f| !others.contains(*f))
+            .collect();
+        let (start, _) = meter.measure(&suite[n].choices);
+        let mut keep = |case: &Case| {
+            meter.tick();
+            let features = meter.take_features();
+            case.failure().is_none() && unique.iter().all(|f| features.binary_search(f).is_ok())
+        };
+        let shrunk = shrink_while(property, limits, start, SHRINK_BUDGET, &mut keep);
+        let choices = trim_trailing_zeros(&shrunk.case.indices()).to_vec();
+        let (_, features) = meter.measure(&choices);
+        suite[n] = Measured { choices, features };
+    }
+    let mut final_taken = select(&suite, greedy_set_cover);
+    // Shrinking keeps every feature by construction; should a flaky feature
+    // (one that depends on more than the input) go missing, the original
+    // input that reached it comes back rather than losing coverage.
+    let mut reached = covered.clone();
+    for &n in &final_taken {
+        reached.extend(&suite[n].features);
+    }
+    for original in originals {
+        if reached.missing(&original.features) > 0 {
+            reached.extend(&original.features);
+            suite.push(original);
+            final_taken.push(suite.len() - 1);
+        }
+    }
+    report.after = stats(&final_taken, &suite);
+    report.kept_features = universe.common(&reached);
+    for n in final_taken {
+        let rendered = execute(
+            property,
+            Source::replay(suite[n].choices.clone(), limits),
+            true,
+        );
+        report.selected.push(CoveringInput {
+            choices: suite[n].choices.clone(),
+            args: rendered
+                .args
+                .iter()
+                .flatten()
+                .map(|(name, value)| (name.to_string(), value.clone()))
+                .collect(),
+            features: std::mem::take(&mut suite[n].features),
+        });
+    }
+    emit(&Event::Minimized(Box::new(report)));
+    Ok(())
+}
