@@ -22,6 +22,11 @@ Examples:
                                        a fixed budget of executions (deterministic, for CI)
   cargo covcheck list                  the properties and how many seeds each has
   cargo covcheck -p my-crate --features serde
+  cargo covcheck minimize --save       keep the smallest seed suite that covers what
+                                       the campaigns reached, as covering seeds
+  cargo covcheck replay --junit out.xml
+                                       replay every saved seed (the CI step), one
+                                       test case each in a JUnit report
 
 What happens:
   1. The crate's tests are rebuilt with SanitizerCoverage (on stable Rust) into
@@ -51,6 +56,85 @@ pub enum Command {
     Run(RunArgs),
     /// List the properties of the selected packages and their seed counts.
     List(ListArgs),
+    /// Select the smallest set of inputs that keeps every coverage feature
+    /// of the campaigns' corpus and the saved seeds (greedy set cover), and
+    /// with --save keep it as covering seeds.
+    #[command(after_help = MINIMIZE_HELP)]
+    Minimize(MinimizeArgs),
+    /// Replay every saved seed on the normal (uninstrumented) test build, each
+    /// as its own test case, with no random cases: the CI step.
+    #[command(after_help = REPLAY_HELP)]
+    Replay(ReplayArgs),
+}
+
+const MINIMIZE_HELP: &str = "\
+How it works:
+  Every input of the property's corpus cache (target/covcheck/corpus, filled by
+  `cargo covcheck`) and every saved seed runs once on the instrumented build.
+  Its features are the edges it reaches, each with the AFL bucket of its hit
+  count. Greedy set cover then picks, again and again, the input that adds the
+  most features not yet covered (ties: the smaller input). Each pick is shrunk
+  while it keeps the features only it reaches. The report also shows what
+  libFuzzer's `-merge=1` rule (smallest first, keep what adds a feature) would
+  keep of the same inputs.
+
+Seeds:
+  --save writes the picks as covering seeds next to your source
+  (covcheck-seeds/...), which `cargo test` replays. Covering seeds that are no
+  longer needed are listed, and deleted only with --prune. Failure seeds are
+  never deleted, and always kept in the suite.
+
+Examples:
+  cargo covcheck --time 2m && cargo covcheck minimize --save
+  cargo covcheck minimize parse --save --prune";
+
+const REPLAY_HELP: &str = "\
+Each seed of each property runs once, on the same build `cargo test` uses; a
+seed that fails (a regression, or a bug not fixed yet) fails the run. A seed
+that kills the test binary is reported as failed and the other seeds still run.
+The seed suite's coverage is printed when `cargo covcheck minimize` has
+measured it.
+
+Example GitHub Actions step:
+  - run: cargo install --locked cargo-covcheck
+  - run: cargo covcheck replay --junit covcheck.xml
+
+Exit status: 0 every seed passed, 1 a seed failed, 2 usage or build error.";
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct MinimizeArgs {
+    /// Only properties whose path contains this text.
+    pub filter: Option<String>,
+    /// Match the filter against the whole property path or test name.
+    #[arg(long)]
+    pub exact: bool,
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Write the minimized suite as covering seeds next to the source.
+    #[arg(long)]
+    pub save: bool,
+    /// With --save: delete the property's covering seeds that the new suite
+    /// does not need (failure seeds are never deleted).
+    #[arg(long, requires = "save")]
+    pub prune: bool,
+    /// Properties to minimize at once (default: the number of cores).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ReplayArgs {
+    /// Only properties whose path contains this text.
+    pub filter: Option<String>,
+    /// Match the filter against the whole property path or test name.
+    #[arg(long)]
+    pub exact: bool,
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Also write the results as JUnit XML: a test suite per property, a test
+    /// case per seed.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// Which packages, features and profile to build: cargo's own flags.
@@ -77,8 +161,9 @@ pub struct BuildArgs {
     /// Directory for all generated artifacts (the instrumented build goes to `<dir>/covcheck`).
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
-    /// Use the release profile as is. The default profile is release with
-    /// debug assertions and overflow checks on, so that they can fail.
+    /// Use the release profile as is. The default profile of campaigns is
+    /// release with debug assertions and overflow checks on, so that they can
+    /// fail; `replay` builds what `cargo test` builds (or `--release`).
     #[arg(long)]
     pub release: bool,
 }
@@ -131,6 +216,10 @@ pub struct RunArgs {
     /// Disable comparison-driven mutations (input-to-state, tokens), to measure what they bring.
     #[arg(long)]
     pub no_cmp: bool,
+    /// Draw fresh inputs at the full size bound from the start, instead of
+    /// growing the bound in steps, to measure what the steps bring.
+    #[arg(long)]
+    pub fixed_size: bool,
     /// How to print progress and results.
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
@@ -205,5 +294,31 @@ mod tests {
         assert_eq!(args.run.runs, Some(10));
         assert_eq!(args.run.build.package, ["x"]);
         assert!(args.run.build.release);
+    }
+}
+
+#[cfg(test)]
+mod subcommand_tests {
+    use super::*;
+
+    #[test]
+    fn minimize_and_replay_take_their_flags() {
+        let Cargo::Covcheck(args) =
+            Cargo::parse_from(["cargo", "covcheck", "minimize", "p", "--save", "--prune"]);
+        let Some(Command::Minimize(m)) = args.command else {
+            panic!("minimize")
+        };
+        assert!(m.save && m.prune);
+        assert_eq!(m.filter.as_deref(), Some("p"));
+        assert!(
+            Cargo::try_parse_from(["cargo", "covcheck", "minimize", "--prune"]).is_err(),
+            "--prune deletes seeds: only together with --save"
+        );
+        let Cargo::Covcheck(args) =
+            Cargo::parse_from(["cargo", "covcheck", "replay", "--junit", "out.xml"]);
+        let Some(Command::Replay(r)) = args.command else {
+            panic!("replay")
+        };
+        assert_eq!(r.junit, Some(PathBuf::from("out.xml")));
     }
 }

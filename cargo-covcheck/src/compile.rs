@@ -1,4 +1,5 @@
-//! The instrumented build: `cargo test --no-run` with the SanitizerCoverage
+//! The builds: `cargo test --no-run` into the user's own target directory
+//! (for `cargo covcheck replay`), or instrumented, with the SanitizerCoverage
 //! wrapper, covcheck-rt's `campaign` feature and a profile of our own, into
 //! `<target-dir>/covcheck` so that the user's normal build stays valid.
 
@@ -20,6 +21,8 @@ pub struct Plan {
     pub selected: Vec<PackageId>,
     /// `<target-dir>/covcheck`: the instrumented build and campaign state.
     pub covcheck_dir: PathBuf,
+    /// The user's target directory, for the plain build.
+    target_dir: PathBuf,
     /// For each selected package, the name it gives covcheck-rt.
     runtime_names: Vec<String>,
 }
@@ -94,6 +97,7 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
     };
     Ok(Plan {
         covcheck_dir: target_dir.join("covcheck"),
+        target_dir,
         metadata,
         selected,
         runtime_names,
@@ -106,27 +110,26 @@ impl Plan {
     }
 }
 
-/// Builds the instrumented test binaries. Cargo's own diagnostics go to the
-/// terminal as they would under `cargo test`.
-pub fn build(plan: &Plan, build: &BuildArgs) -> Result<Vec<TestBinary>, String> {
-    std::fs::create_dir_all(&plan.covcheck_dir)
-        .map_err(|e| format!("cannot create {}: {e}", plan.covcheck_dir.display()))?;
-    let stubs = plan.covcheck_dir.join("libcovcheck_sancov_stubs.a");
-    if std::fs::read(&stubs).ok().as_deref() != Some(STUBS) {
-        std::fs::write(&stubs, STUBS)
-            .map_err(|e| format!("cannot write {}: {e}", stubs.display()))?;
-    }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+/// Which build of the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Build {
+    /// SanitizerCoverage and the campaign engine, into `<target>/covcheck`.
+    Instrumented,
+    /// What `cargo test` builds, in the same target directory, so that it is
+    /// shared with `cargo test`.
+    Plain,
+}
+
+/// Builds the test binaries. Cargo's own diagnostics go to the terminal as
+/// they would under `cargo test`.
+pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBinary>, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
-    command
-        .args([
-            "test",
-            "--no-run",
-            "--message-format=json-render-diagnostics",
-        ])
-        .arg("--target-dir")
-        .arg(plan.covcheck_dir.join("build"));
+    command.args([
+        "test",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ]);
     if let Some(path) = &build.manifest_path {
         command.arg("--manifest-path").arg(path);
     }
@@ -135,19 +138,42 @@ pub fn build(plan: &Plan, build: &BuildArgs) -> Result<Vec<TestBinary>, String> 
             command.args(["-p", package.name.as_str()]);
         }
     }
-    let mut features: Vec<String> = plan
-        .runtime_names
-        .iter()
-        .map(|n| format!("{n}/campaign"))
-        .collect();
+    let mut features: Vec<String> = match kind {
+        Build::Instrumented => plan
+            .runtime_names
+            .iter()
+            .map(|n| format!("{n}/campaign"))
+            .collect(),
+        Build::Plain => Vec::new(),
+    };
     features.extend(build.features.iter().cloned());
-    command.arg("--features").arg(features.join(","));
+    if !features.is_empty() {
+        command.arg("--features").arg(features.join(","));
+    }
     if build.all_features {
         command.arg("--all-features");
     }
     if build.no_default_features {
         command.arg("--no-default-features");
     }
+    if kind == Build::Plain {
+        command.arg("--target-dir").arg(&plan.target_dir);
+        if build.release {
+            command.arg("--release");
+        }
+        return run_build(plan, command);
+    }
+    std::fs::create_dir_all(&plan.covcheck_dir)
+        .map_err(|e| format!("cannot create {}: {e}", plan.covcheck_dir.display()))?;
+    let stubs = plan.covcheck_dir.join("libcovcheck_sancov_stubs.a");
+    if std::fs::read(&stubs).ok().as_deref() != Some(STUBS) {
+        std::fs::write(&stubs, STUBS)
+            .map_err(|e| format!("cannot write {}: {e}", stubs.display()))?;
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    command
+        .arg("--target-dir")
+        .arg(plan.covcheck_dir.join("build"));
     if build.release {
         command.arg("--release");
     } else {
@@ -165,9 +191,14 @@ pub fn build(plan: &Plan, build: &BuildArgs) -> Result<Vec<TestBinary>, String> 
     command
         .env("RUSTC_WORKSPACE_WRAPPER", &exe)
         .env(WRAPPER_ENV, "1")
-        .env(STUBS_ENV, &stubs)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+        .env(STUBS_ENV, &stubs);
+    run_build(plan, command)
+}
+
+/// Runs the cargo build and collects the test binaries of the selected
+/// packages from its JSON messages.
+fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, String> {
+    command.stdout(Stdio::piped()).stderr(Stdio::inherit());
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -195,7 +226,7 @@ pub fn build(plan: &Plan, build: &BuildArgs) -> Result<Vec<TestBinary>, String> 
         .wait()
         .map_err(|e| format!("cargo did not finish: {e}"))?;
     if !status.success() {
-        return Err("the instrumented build failed (cargo's messages are above)".to_string());
+        return Err("the build failed (cargo's messages are above)".to_string());
     }
     Ok(binaries)
 }

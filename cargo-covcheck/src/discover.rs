@@ -28,14 +28,21 @@ impl Property {
 
     /// Number of seed files saved for the property.
     pub fn seed_count(&self) -> usize {
-        std::fs::read_dir(&self.listing.seed_dir)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
-                    .count()
-            })
-            .unwrap_or(0)
+        self.seed_files().len()
+    }
+
+    /// The property's seed file names, as they are on disk now, sorted.
+    pub fn seed_files(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(&self.listing.seed_dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        names
     }
 }
 

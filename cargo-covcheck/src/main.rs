@@ -6,11 +6,18 @@
 //! (properties from the binaries) → [`supervise`] (workers, crash recovery,
 //! seeds) → [`report`] (what the user sees). The same executable also serves
 //! as cargo's rustc wrapper during the build ([`wrapper`]).
+//!
+//! The seed-suite commands use the same pieces: [`minimize`] (covering seeds
+//! by set cover, on the instrumented build) and [`replay`] (every seed as a
+//! test case, on the normal build), with [`suite_coverage`] between them.
 
 mod cli;
 mod compile;
 mod discover;
+mod minimize;
+mod replay;
 mod report;
+mod suite_coverage;
 mod supervise;
 mod wrapper;
 
@@ -36,6 +43,8 @@ fn main() {
     let code = match args.command {
         Some(Command::List(list)) => run_list(&list),
         Some(Command::Run(run)) => run_campaigns(&run),
+        Some(Command::Minimize(args)) => minimize::run(&args),
+        Some(Command::Replay(args)) => replay::run(&args),
         None => run_campaigns(&args.run),
     };
     std::process::exit(code.unwrap_or_else(|message| {
@@ -47,9 +56,10 @@ fn main() {
 fn build_and_discover(
     build: &cli::BuildArgs,
     filter: discover::Filter<'_>,
+    kind: compile::Build,
 ) -> Result<(compile::Plan, Vec<Property>), String> {
     let plan = compile::plan(build)?;
-    let binaries = compile::build(&plan, build)?;
+    let binaries = compile::build(&plan, build, kind)?;
     let properties = discover::discover(&binaries, filter)?;
     Ok((plan, properties))
 }
@@ -59,7 +69,7 @@ fn run_list(args: &ListArgs) -> Result<i32, String> {
         text: args.filter.as_deref(),
         exact: false,
     };
-    let (_, properties) = build_and_discover(&args.build, filter)?;
+    let (_, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
     if properties.is_empty() {
         eprintln!(
             "no #[covcheck] properties{}",
@@ -86,7 +96,7 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) = build_and_discover(&args.build, filter)?;
+    let (plan, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
     if properties.is_empty() {
         eprintln!(
             "no #[covcheck] properties{}",
@@ -112,12 +122,13 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
         resume: !args.no_resume,
         save: !args.no_save,
         cmp_mutations: !args.no_cmp,
+        size_steps: !args.fixed_size,
         seed,
         covcheck_dir: plan.covcheck_dir.clone(),
     };
     let jobs = args
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .unwrap_or_else(supervise::default_jobs)
         .clamp(1, properties.len());
     if args.message_format == cli::MessageFormat::Human {
         eprintln!(

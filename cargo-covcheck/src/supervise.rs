@@ -21,8 +21,8 @@ use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use covcheck_rt::protocol::{
-    EXIT_TIMEOUT, Event, FailureKind, Finding, Progress, WORKER_ENV, WorkerConfig, WorkerMode,
-    inflight_len, parse_event, read_inflight, resident_mb,
+    EXIT_TIMEOUT, Event, FailureKind, Finding, MinimizeReport, Progress, SeedResult, WORKER_ENV,
+    WorkerConfig, WorkerMode, inflight_len, parse_event, read_inflight, resident_mb,
 };
 use covcheck_rt::source::Limits;
 use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, FailureRecord, SeedFile, SeedKind, SeedStore};
@@ -40,8 +40,48 @@ pub struct Settings {
     pub resume: bool,
     pub save: bool,
     pub cmp_mutations: bool,
+    pub size_steps: bool,
     pub seed: u64,
     pub covcheck_dir: PathBuf,
+}
+
+impl Settings {
+    /// Settings for workers that run no campaign (minimize, replay): only
+    /// the limits and the state directory matter.
+    pub fn for_tools(covcheck_dir: PathBuf) -> Settings {
+        Settings {
+            runs: None,
+            time: None,
+            timeout: Duration::from_secs(1),
+            rss_limit_mb: 2048,
+            keep_going: false,
+            resume: true,
+            save: false,
+            cmp_mutations: true,
+            size_steps: true,
+            seed: 0,
+            covcheck_dir,
+        }
+    }
+}
+
+/// Where a property's campaign state lives under `<target>/covcheck`: its
+/// work directory (worker requests, logs, in-flight slots) and its corpus
+/// cache.
+pub fn property_dirs(property: &Property, covcheck_dir: &Path) -> (PathBuf, PathBuf) {
+    let key = property_key(property);
+    (
+        covcheck_dir.join("work").join(&key),
+        covcheck_dir.join("corpus").join(&key),
+    )
+}
+
+/// A file-name-safe name of a property, unique across packages.
+pub fn property_key(property: &Property) -> String {
+    sanitize(&format!(
+        "{}.{}",
+        property.listing.package, property.listing.full_path
+    ))
 }
 
 /// What the supervisor tells the reporter, tagged with the property's index.
@@ -83,13 +123,9 @@ pub fn run_property(
 ) {
     let started = Instant::now();
     let _ = updates.send(Update::Started(index));
-    let key = sanitize(&format!(
-        "{}.{}",
-        property.listing.package, property.listing.full_path
-    ));
-    let work = settings.covcheck_dir.join("work").join(&key);
+    let (work, corpus_cache) = property_dirs(property, &settings.covcheck_dir);
     let corpus_dir = if settings.resume {
-        settings.covcheck_dir.join("corpus").join(&key)
+        corpus_cache
     } else {
         let dir = work.join("corpus");
         let _ = std::fs::remove_dir_all(&dir);
@@ -118,6 +154,7 @@ pub fn run_property(
             inflight_path: work.join("inflight"),
             cmp_mutations: settings.cmp_mutations,
             stop_on_failure: !settings.keep_going,
+            size_steps: settings.size_steps,
         };
         attempt += 1;
         let outcome = match run_worker(property, &work, &config, settings, |event| match event {
@@ -255,26 +292,32 @@ fn kind_name(kind: FailureKind) -> String {
 
 /// A worker that died, and the input it was running.
 #[derive(Debug)]
-struct Death {
-    kind: FailureKind,
-    detail: String,
-    choices: Vec<u64>,
+pub struct Death {
+    pub kind: FailureKind,
+    pub detail: String,
+    pub choices: Vec<u64>,
 }
 
+/// Everything one worker process said, and how it ended.
 #[derive(Debug, Default)]
-struct WorkerOutcome {
-    last_progress: Progress,
-    findings: Vec<Finding>,
-    errors: Vec<String>,
-    done: bool,
-    death: Option<Death>,
+pub struct WorkerOutcome {
+    pub last_progress: Progress,
+    pub findings: Vec<Finding>,
+    pub errors: Vec<String>,
+    pub done: bool,
+    pub death: Option<Death>,
+    pub minimized: Option<Box<MinimizeReport>>,
+    pub replayed: Vec<SeedResult>,
+    /// The seed (file name, kind) a replay worker started last and did not finish.
+    pub seed_in_flight: Option<(String, String)>,
 }
 
 /// How long a worker may go without a word before it is considered hung
 /// (LibAFL's own timeout handles hangs in the property; this catches the rest).
 const SILENCE_LIMIT: Duration = Duration::from_secs(120);
 
-fn run_worker(
+/// Runs one worker process on `config` and collects what it reports.
+pub fn run_worker(
     property: &Property,
     work: &Path,
     config: &WorkerConfig,
@@ -282,10 +325,7 @@ fn run_worker(
     mut on_event: impl FnMut(&Event),
 ) -> Result<WorkerOutcome, String> {
     std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let config_path = work.join(match config.mode {
-        WorkerMode::Campaign => "campaign.json",
-        WorkerMode::ShrinkCrash { .. } => "shrink.json",
-    });
+    let config_path = work.join(format!("{}.json", mode_name(&config.mode)));
     let json = serde_json::to_string_pretty(config).expect("configs serialize");
     std::fs::write(&config_path, json)
         .map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
@@ -293,10 +333,7 @@ fn run_worker(
     let zeros = vec![0u8; inflight_len(Limits::default().max_choices)];
     std::fs::write(inflight, zeros)
         .map_err(|e| format!("cannot write {}: {e}", inflight.display()))?;
-    let log_path = work.join(match config.mode {
-        WorkerMode::Campaign => "campaign.log",
-        WorkerMode::ShrinkCrash { .. } => "shrink.log",
-    });
+    let log_path = work.join(format!("{}.log", mode_name(&config.mode)));
     let log = File::create(&log_path)
         .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
 
@@ -336,6 +373,17 @@ fn run_worker(
                     Event::Finding(f) => outcome.findings.push(f),
                     Event::Error { message } => outcome.errors.push(message),
                     Event::Started { .. } => {}
+                    Event::Minimized(report) => {
+                        outcome.minimized = Some(report);
+                        outcome.done = true;
+                    }
+                    Event::SeedStarted { file, kind } => {
+                        outcome.seed_in_flight = Some((file, kind));
+                    }
+                    Event::SeedReplayed(result) => {
+                        outcome.seed_in_flight = None;
+                        outcome.replayed.push(result);
+                    }
                 }
             }
             Err(problem) => outcome
@@ -349,7 +397,7 @@ fn run_worker(
     let refused = status.is_some_and(|s| s.code() == Some(2)) && !outcome.errors.is_empty();
     if refused {
         // The worker explained why it cannot run (an error event): not a crash.
-    } else if failed_test && !out_of_memory && !silent {
+    } else if failed_test && !out_of_memory && !silent && outcome.seed_in_flight.is_none() {
         // A panic outside the property's own code: covcheck's fault, not a finding.
         outcome.errors.push(format!(
             "the worker failed; this is a bug in covcheck, please report it with this output:\n{}",
@@ -362,10 +410,7 @@ fn run_worker(
             outcome.last_progress.execs = outcome.last_progress.execs.max(execs);
             outcome.death = Some(Death { choices, ..death });
         }
-    } else if !outcome.done
-        && outcome.errors.is_empty()
-        && matches!(config.mode, WorkerMode::Campaign)
-    {
+    } else if !outcome.done && outcome.errors.is_empty() && !config.mode.is_shrink() {
         outcome.errors.push(format!(
             "the worker exited ({}) without finishing; its output is in {}",
             status.map_or("unknown status".to_string(), |s| s.to_string()),
@@ -375,11 +420,61 @@ fn run_worker(
     Ok(outcome)
 }
 
+/// The number of workers to run at once when `-j` is not given.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs `work` on every item, `jobs` at a time (default: the number of
+/// cores), and returns the results in the items' order.
+pub fn in_parallel<T: Sync, R: Send>(
+    jobs: Option<usize>,
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let jobs = jobs
+        .unwrap_or_else(default_jobs)
+        .clamp(1, items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<R>>> =
+        std::sync::Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(item) = items.get(index) else {
+                        break;
+                    };
+                    let result = work(item);
+                    results.lock().expect("no worker thread panics")[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("no worker thread panics")
+        .into_iter()
+        .map(|r| r.expect("every item ran"))
+        .collect()
+}
+
+/// The name of a worker's request and log files.
+fn mode_name(mode: &WorkerMode) -> &'static str {
+    match mode {
+        WorkerMode::Campaign => "campaign",
+        WorkerMode::ShrinkCrash { .. } => "shrink",
+        WorkerMode::Minimize => "minimize",
+        WorkerMode::Replay { .. } => "replay",
+    }
+}
+
 /// libtest's exit status when a test failed.
 const LIBTEST_FAILED: i32 = 101;
 
 /// The last `lines` lines of a log file.
-fn tail(path: &Path, lines: usize) -> String {
+pub fn tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
@@ -577,6 +672,7 @@ mod tests {
             resume: false,
             save: false,
             cmp_mutations: true,
+            size_steps: true,
             seed: 0,
             covcheck_dir: PathBuf::new(),
         }

@@ -1,0 +1,209 @@
+//! `cargo covcheck replay`: the CI step. Every saved seed of every property
+//! runs once on the normal test build (what `cargo test` builds, shared with
+//! it), with no random cases, and is reported as its own test case, on the
+//! terminal and optionally as JUnit XML.
+//!
+//! A seed that kills the test binary (a crash seed whose bug is still there)
+//! is reported as failed, and a new worker goes on with the seeds after it.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use covcheck_rt::protocol::{SeedResult, WorkerConfig, WorkerMode};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::cli::ReplayArgs;
+use crate::compile::Build;
+use crate::discover::{Filter, Property};
+use crate::suite_coverage::CoverageRecord;
+use crate::supervise::{Settings, in_parallel, property_dirs, property_key, run_worker, tail};
+
+pub fn run(args: &ReplayArgs) -> Result<i32, String> {
+    let filter = Filter {
+        text: args.filter.as_deref(),
+        exact: args.exact,
+    };
+    let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Plain)?;
+    if properties.is_empty() {
+        eprintln!(
+            "no #[covcheck] properties{}",
+            crate::filter_note(filter.text)
+        );
+    }
+    let settings = Settings::for_tools(plan.covcheck_dir.clone());
+    let started = Instant::now();
+    let results = in_parallel(None, &properties, |property| {
+        replay_property(property, &settings)
+    });
+    let elapsed = started.elapsed();
+
+    let (mut seeds, mut failed, mut errors) = (0, 0, 0);
+    for (property, result) in properties.iter().zip(&results) {
+        let name = &property.listing.full_path;
+        match result {
+            Ok(results) => {
+                for seed in results {
+                    seeds += 1;
+                    let verdict = if seed.passed { "ok" } else { "FAILED" };
+                    println!("seed {name} {} ({}) ... {verdict}", seed.file, seed.kind);
+                    if !seed.passed {
+                        failed += 1;
+                        println!("    {}", seed.message.replace('\n', "\n    "));
+                        if !seed.location.is_empty() {
+                            println!("    at {}", seed.location);
+                        }
+                    }
+                }
+            }
+            Err(problem) => {
+                errors += 1;
+                println!("error: {name}: {problem}");
+            }
+        }
+    }
+    for property in &properties {
+        let files = property.seed_files();
+        if files.is_empty() {
+            continue;
+        }
+        let record = CoverageRecord::load(&CoverageRecord::path(
+            &plan.covcheck_dir,
+            &property_key(property),
+        ));
+        let coverage = match record {
+            Some(record) => record
+                .coverage_of(files.iter().map(String::as_str))
+                .describe(),
+            None => "seed-suite coverage not measured yet: run `cargo covcheck minimize`".into(),
+        };
+        println!("{}: {coverage}", property.listing.full_path);
+    }
+    println!(
+        "\ncovcheck replay: {seeds} seeds of {} properties in {:.0} ms: {} passed, {failed} failed{}",
+        properties.len(),
+        elapsed.as_secs_f64() * 1000.0,
+        seeds - failed,
+        if errors > 0 {
+            format!(", {errors} properties could not be replayed")
+        } else {
+            String::new()
+        }
+    );
+    if let Some(path) = &args.junit {
+        write_junit(path, &properties, &results, elapsed)?;
+        println!("JUnit report: {}", path.display());
+    }
+    Ok(if failed > 0 || errors > 0 { 1 } else { 0 })
+}
+
+/// Replays the seeds of one property, restarting the worker after a seed
+/// that killed it.
+fn replay_property(property: &Property, settings: &Settings) -> Result<Vec<SeedResult>, String> {
+    let (work, corpus_dir) = property_dirs(property, &settings.covcheck_dir);
+    let mut results: Vec<SeedResult> = Vec::new();
+    loop {
+        let config = WorkerConfig {
+            test_name: property.listing.test_name.clone(),
+            mode: WorkerMode::Replay {
+                skip: results.iter().map(|r| r.file.clone()).collect(),
+            },
+            rng_seed: 0,
+            runs: None,
+            time_ms: None,
+            timeout_ms: settings.timeout.as_millis() as u64,
+            rss_limit_mb: settings.rss_limit_mb,
+            corpus_dir: corpus_dir.clone(),
+            inflight_path: work.join("inflight-replay"),
+            cmp_mutations: false,
+            stop_on_failure: true,
+            size_steps: true,
+        };
+        let outcome = run_worker(property, &work, &config, settings, |_| {})?;
+        results.extend(outcome.replayed);
+        if let Some((file, kind)) = outcome.seed_in_flight {
+            let how = outcome.death.map_or_else(
+                || "the test binary ended".to_string(),
+                |d| format!("{}: {}", d.kind.describe(), d.detail),
+            );
+            results.push(SeedResult {
+                file,
+                kind,
+                passed: false,
+                message: format!(
+                    "the test binary died replaying this seed ({how}); its last output:\n{}",
+                    tail(&work.join("replay.log"), 8)
+                ),
+                location: String::new(),
+                micros: 0,
+            });
+            continue;
+        }
+        if !outcome.errors.is_empty() {
+            return Err(outcome.errors.join("\n"));
+        }
+        if !outcome.done {
+            return Err(format!(
+                "the test binary ended before replaying every seed; its output is in {}",
+                work.join("replay.log").display()
+            ));
+        }
+        return Ok(results);
+    }
+}
+
+/// One `<testsuite>` per property, one `<testcase>` per seed.
+fn write_junit(
+    path: &Path,
+    properties: &[Property],
+    results: &[Result<Vec<SeedResult>, String>],
+    elapsed: Duration,
+) -> Result<(), String> {
+    let mut report = Report::new("covcheck replay");
+    report.set_time(elapsed);
+    for (property, result) in properties.iter().zip(results) {
+        let name = property.listing.full_path.as_str();
+        let mut suite = TestSuite::new(name);
+        match result {
+            Ok(seeds) => {
+                for seed in seeds {
+                    let status = if seed.passed {
+                        TestCaseStatus::success()
+                    } else {
+                        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                        status
+                            .set_message(seed.message.lines().next().unwrap_or_default())
+                            .set_type(format!("{} seed", seed.kind))
+                            .set_description(format!("{}\nat {}", seed.message, seed.location));
+                        status
+                    };
+                    let mut case = TestCase::new(seed.file.as_str(), status);
+                    case.set_classname(name)
+                        .set_time(Duration::from_micros(seed.micros));
+                    suite.add_test_case(case);
+                }
+            }
+            Err(problem) => {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+                status.set_message(problem.as_str());
+                let mut case = TestCase::new("(replay)", status);
+                case.set_classname(name);
+                suite.add_test_case(case);
+            }
+        }
+        report.add_test_suite(suite);
+    }
+    let xml = report
+        .to_string()
+        .map_err(|e| format!("cannot write the JUnit report: {e}"))?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| format!("cannot write the JUnit report in {}: {e}", dir.display()))?;
+    std::io::Write::write_all(&mut temp, xml.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    temp.persist(path)
+        .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
+    Ok(())
+}
