@@ -1,1 +1,132 @@
-//! End-to-end tests live in `tests/`; this crate has no library code.
+//! Helpers for the end-to-end tests in `tests/`: scratch crates outside this
+//! workspace that depend on `covcheck-rt` by path, as a user's crate would,
+//! and the commands run on them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// One target directory for all fixtures, kept between runs, so that
+/// LibAFL and the runtime are built once.
+pub fn target_dir() -> PathBuf {
+    workspace_root().join("target/e2e")
+}
+
+/// Builds `cargo-covcheck` (dev profile) and returns its path.
+pub fn cargo_covcheck() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--quiet", "-p", "cargo-covcheck"])
+        .current_dir(workspace_root())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo-covcheck builds");
+    workspace_root().join("target/debug/cargo-covcheck")
+}
+
+/// A scratch crate whose `src/lib.rs` holds a `#[cfg(test)] mod tests`.
+/// Each test uses its own package name: cargo hashes path packages relative
+/// to their workspace, so two fixtures with one name would share (and race
+/// on) their build output.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub name: &'static str,
+}
+
+impl Fixture {
+    /// A crate named `name` whose test module holds `body` (with
+    /// `covcheck_rt::covcheck` in scope).
+    pub fn new(name: &'static str, body: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let rt = workspace_root().join("covcheck-rt");
+        let manifest = format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dev-dependencies]\ncovcheck-rt = {{ path = {:?} }}\n\n[workspace]\n",
+            rt.display().to_string()
+        );
+        fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+        // The workspace's lock file pins the same dependency versions, so the
+        // fixture builds from the cache without resolving anything new.
+        fs::copy(
+            workspace_root().join("Cargo.lock"),
+            dir.path().join("Cargo.lock"),
+        )
+        .unwrap();
+        fs::create_dir(dir.path().join("src")).unwrap();
+        let fixture = Fixture { dir, name };
+        fixture.write_property(body);
+        fixture
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write_property(&self, body: &str) {
+        let lib =
+            format!("#[cfg(test)]\nmod tests {{\n    use covcheck_rt::covcheck;\n\n{body}\n}}\n");
+        fs::write(self.path().join("src/lib.rs"), lib).unwrap();
+    }
+
+    /// Runs cargo with `args`; returns (success, stdout + stderr).
+    pub fn cargo(&self, args: &[&str]) -> (bool, String) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let output = Command::new(cargo)
+            .args(args)
+            .current_dir(self.path())
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env_remove("COVCHECK_SEED")
+            .env_remove("COVCHECK_CASES")
+            .output()
+            .unwrap();
+        (output.status.success(), text_of(&output))
+    }
+
+    /// Runs `cargo covcheck <args>` on the fixture.
+    pub fn covcheck(&self, args: &[&str]) -> Output {
+        Command::new(cargo_covcheck())
+            .arg("covcheck")
+            .args(args)
+            .arg("--manifest-path")
+            .arg(self.path().join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target_dir())
+            .output()
+            .unwrap()
+    }
+
+    /// The seed directory of the property `tests::<property>`.
+    pub fn seed_dir(&self, property: &str) -> PathBuf {
+        self.path()
+            .join("covcheck-seeds")
+            .join(self.name)
+            .join("tests")
+            .join(property)
+    }
+
+    /// The seed files of `tests::<property>`, sorted.
+    pub fn seed_files(&self, property: &str) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = match fs::read_dir(self.seed_dir(property)) {
+            Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        };
+        files.sort();
+        files
+    }
+}
+
+/// A command's stdout and stderr, together.
+pub fn text_of(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}

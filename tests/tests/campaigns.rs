@@ -7,22 +7,12 @@
 //! and plain `cargo test` then fails on the saved panic seed.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
+use covcheck_e2e::Fixture;
 use serde_json::Value;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
 const PROPERTIES: &str = r#"
-#[cfg(test)]
-mod tests {
-    use covcheck_rt::covcheck;
     use std::hint::black_box;
 
     #[covcheck]
@@ -61,51 +51,23 @@ mod tests {
     fn always_passes(x: u64) {
         black_box(x);
     }
-}
 "#;
-
-fn cargo_covcheck() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "-p", "cargo-covcheck"])
-        .current_dir(workspace_root())
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo-covcheck builds");
-    workspace_root().join("target/debug/cargo-covcheck")
-}
 
 #[test]
 fn every_crash_kind_is_reported_and_saved_and_the_rest_completes() {
-    let dir = tempfile::tempdir().unwrap();
-    let rt = workspace_root().join("covcheck-rt");
-    fs::write(
-        dir.path().join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"crashes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dev-dependencies]\ncovcheck-rt = {{ path = {:?} }}\n\n[workspace]\n",
-            rt.display().to_string()
-        ),
-    )
-    .unwrap();
-    fs::copy(
-        workspace_root().join("Cargo.lock"),
-        dir.path().join("Cargo.lock"),
-    )
-    .unwrap();
-    fs::create_dir(dir.path().join("src")).unwrap();
-    fs::write(dir.path().join("src/lib.rs"), PROPERTIES).unwrap();
-    let target = workspace_root().join("target/e2e");
-
-    let output = Command::new(cargo_covcheck())
-        .args(["covcheck", "--manifest-path"])
-        .arg(dir.path().join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target)
-        .args(["--runs", "200000", "--seed", "7", "-j", "2"])
-        .args(["--timeout", "300ms", "--message-format", "json"])
-        .output()
-        .unwrap();
+    let fixture = Fixture::new("crashes", PROPERTIES);
+    let output = fixture.covcheck(&[
+        "--runs",
+        "200000",
+        "--seed",
+        "7",
+        "-j",
+        "2",
+        "--timeout",
+        "300ms",
+        "--message-format",
+        "json",
+    ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
@@ -137,11 +99,7 @@ fn every_crash_kind_is_reported_and_saved_and_the_rest_completes() {
         let text = fs::read_to_string(&seed).unwrap();
         assert!(text.contains("kind = \"failure\""), "{text}");
         assert!(
-            seed.starts_with(
-                dir.path()
-                    .join("covcheck-seeds/crashes/tests")
-                    .join(property)
-            ),
+            seed.starts_with(fixture.seed_dir(property)),
             "{}",
             seed.display()
         );
@@ -171,22 +129,11 @@ fn every_crash_kind_is_reported_and_saved_and_the_rest_completes() {
         .expect("the passing property completes");
     assert_eq!(finished["findings"], 0);
     assert!(finished["execs"].as_u64().unwrap() >= 200_000, "{finished}");
-    assert!(
-        !dir.path()
-            .join("covcheck-seeds/crashes/tests/always_passes")
-            .exists()
-    );
+    assert!(!fixture.seed_dir("always_passes").exists());
 
     // Plain `cargo test` replays the saved panic seed and fails on it.
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let replay = Command::new(cargo)
-        .args(["test", "--", "tests::panics", "--exact"])
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&replay.stdout);
-    assert!(!replay.status.success(), "{text}");
+    let (passed, text) = fixture.cargo(&["test", "--", "tests::panics", "--exact"]);
+    assert!(!passed, "{text}");
     assert!(text.contains("failed on a saved seed"), "{text}");
     assert!(text.contains("found the coffee"), "{text}");
 }

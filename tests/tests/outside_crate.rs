@@ -8,92 +8,8 @@
 //! C code) is built for plain `cargo test`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// A scratch crate whose `src/lib.rs` holds `property`. Each test uses its
-/// own package name: cargo hashes path packages relative to their workspace,
-/// so two fixtures with one name would share (and race on) their build output.
-struct Fixture {
-    dir: tempfile::TempDir,
-    name: &'static str,
-}
-
-impl Fixture {
-    fn new(name: &'static str, property: &str) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let rt = workspace_root().join("covcheck-rt");
-        let manifest = format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dev-dependencies]\ncovcheck-rt = {{ path = {:?} }}\n\n[workspace]\n",
-            rt.display().to_string()
-        );
-        fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
-        // The workspace's lock file pins the same dependency versions, so the
-        // fixture builds from the cache without resolving anything new.
-        fs::copy(
-            workspace_root().join("Cargo.lock"),
-            dir.path().join("Cargo.lock"),
-        )
-        .unwrap();
-        fs::create_dir(dir.path().join("src")).unwrap();
-        let fixture = Fixture { dir, name };
-        fixture.write_property(property);
-        fixture
-    }
-
-    fn write_property(&self, property: &str) {
-        let lib = format!(
-            "#[cfg(test)]\nmod tests {{\n    use covcheck_rt::covcheck;\n\n{property}\n}}\n"
-        );
-        fs::write(self.dir.path().join("src/lib.rs"), lib).unwrap();
-    }
-
-    /// Runs cargo with `args`; returns (success, stdout + stderr).
-    fn cargo(&self, args: &[&str]) -> (bool, String) {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let output = Command::new(cargo)
-            .args(args)
-            .current_dir(self.dir.path())
-            // One target directory for all fixtures, kept between runs.
-            .env("CARGO_TARGET_DIR", workspace_root().join("target/e2e"))
-            .env_remove("COVCHECK_SEED")
-            .env_remove("COVCHECK_CASES")
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        (output.status.success(), text)
-    }
-
-    fn seed_dir(&self) -> PathBuf {
-        self.dir
-            .path()
-            .join("covcheck-seeds")
-            .join(self.name)
-            .join("tests/p")
-    }
-
-    fn seed_files(&self) -> Vec<PathBuf> {
-        let dir = self.seed_dir();
-        let mut files: Vec<PathBuf> = match fs::read_dir(&dir) {
-            Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
-            Err(_) => Vec::new(),
-        };
-        files.sort();
-        files
-    }
-}
+use covcheck_e2e::Fixture;
 
 const FAILING: &str = "    #[covcheck]\n    fn p(x: u64) {\n        assert!(x < 12345)\n    }";
 const FIXED: &str =
@@ -121,7 +37,7 @@ fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
         output.contains("cargo test -p outside --lib -- tests::p --exact"),
         "rerun command:\n{output}"
     );
-    let seeds = fixture.seed_files();
+    let seeds = fixture.seed_files("p");
     assert_eq!(seeds.len(), 1, "one seed saved:\n{output}");
     assert!(
         output.contains(&seeds[0].display().to_string()),
@@ -139,7 +55,7 @@ fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
     fixture.write_property(FIXED);
     let (passed, output) = fixture.cargo(&["test"]);
     assert!(passed, "the fixed property passes:\n{output}");
-    assert_eq!(fixture.seed_files(), seeds, "the seed is kept");
+    assert_eq!(fixture.seed_files("p"), seeds, "the seed is kept");
     assert_eq!(
         fs::read_to_string(&seeds[0]).unwrap(),
         seed_text,
@@ -150,7 +66,7 @@ fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
 #[test]
 fn a_corrupt_seed_fails_the_test_by_name_and_is_left_untouched() {
     let fixture = Fixture::new("outside_corrupt", FIXED);
-    let dir = fixture.seed_dir();
+    let dir = fixture.seed_dir("p");
     fs::create_dir_all(&dir).unwrap();
     let seed = dir.join("0123456789abcdef.toml");
     let corrupt = "format = 1\nproperty = \"outside_corrupt::tests::p\"\nkind = \"failure\"\nchoices = \"12 banana\"\n";

@@ -1,0 +1,187 @@
+//! End-to-end: the seed-suite commands on a crate outside this workspace.
+//!
+//! A campaign (fixed RNG seed, execution budget) saves a failure seed and
+//! fills the corpus cache; `minimize --save` keeps every feature in covering
+//! seeds and lists a stale covering seed without deleting it; `--prune`
+//! deletes it; plain `cargo test` replays the covering seeds and passes;
+//! `replay --junit` reports one test case per seed. Through all of it the
+//! failure seeds stay byte for byte as they were.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+
+use covcheck_e2e::{Fixture, text_of};
+
+const PROPERTIES: &str = r#"
+    #[covcheck]
+    fn finds_coffee(x: u32) {
+        assert!(x != 0xC0FFEE, "found the coffee");
+    }
+
+    #[covcheck]
+    fn scores(bytes: Vec<u8>) {
+        let mut score = 0u32;
+        for b in &bytes {
+            match b {
+                0 => score += 1,
+                1..=9 => score += 2,
+                10 | 20 | 30 => score = score.wrapping_mul(3),
+                100..=120 => score ^= 7,
+                b'{' => score = score.rotate_left(3),
+                _ => {}
+            }
+        }
+        if bytes.len() > 3 && bytes[0] == b'{' {
+            score += 11;
+        }
+        std::hint::black_box(score);
+    }
+"#;
+
+/// Every failure seed's path and exact bytes.
+fn failure_seeds(fixture: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
+    ["finds_coffee", "scores"]
+        .into_iter()
+        .flat_map(|p| fixture.seed_files(p))
+        .filter(|path| {
+            fs::read_to_string(path)
+                .unwrap()
+                .contains("kind = \"failure\"")
+        })
+        .map(|path| {
+            let bytes = fs::read(&path).unwrap();
+            (path, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
+    let fixture = Fixture::new("suites", PROPERTIES);
+    let campaign = fixture.covcheck(&["--runs", "30000", "--seed", "3", "-j", "2"]);
+    let text = text_of(&campaign);
+    assert_eq!(campaign.status.code(), Some(1), "the bug is found:\n{text}");
+    let failures = failure_seeds(&fixture);
+    assert_eq!(failures.len(), 1, "one failure seed:\n{text}");
+    // A failure seed written by hand for the passing property too: failure
+    // seeds are never removed, even where they no longer fail.
+    let scores_dir = fixture.seed_dir("scores");
+    fs::create_dir_all(&scores_dir).unwrap();
+    fs::write(
+        scores_dir.join("aaaaaaaaaaaaaaaa.toml"),
+        "format = 1\nproperty = \"suites::tests::scores\"\nkind = \"failure\"\n\
+         choices = \"1 5\"\n\n[failure]\nmessage = \"an old bug\"\nlocation = \"src/lib.rs:1:1\"\n",
+    )
+    .unwrap();
+    // A covering seed no suite needs (the property ignores values 200..):
+    // listed as stale, deleted only with --prune.
+    let stale = scores_dir.join("bbbbbbbbbbbbbbbb.toml");
+    fs::write(
+        &stale,
+        "format = 1\nproperty = \"suites::tests::scores\"\nkind = \"covering\"\n\
+         choices = \"1 200 1 201 1 202 1 203 1 204 1 205 1 206\"\n",
+    )
+    .unwrap();
+    let failures = failure_seeds(&fixture);
+    assert_eq!(failures.len(), 2);
+
+    let minimize = fixture.covcheck(&["minimize", "--save"]);
+    let text = text_of(&minimize);
+    assert!(minimize.status.success(), "{text}");
+    let scores = text
+        .split("suites::tests::scores")
+        .nth(1)
+        .expect("a report for `scores`");
+    let kept = scores
+        .lines()
+        .find(|l| l.contains("measured features"))
+        .expect("a `shrunk` line");
+    let (of, measured) = kept
+        .split_once("keeps ")
+        .and_then(|(_, rest)| rest.split_once(" measured"))
+        .map(|(numbers, _)| {
+            let words: Vec<&str> = numbers.split_whitespace().collect();
+            (words[0].to_string(), words[3].to_string())
+        })
+        .unwrap_or_else(|| panic!("{kept:?}"));
+    assert_eq!(of, measured, "every feature is kept: {kept}");
+    assert!(kept.contains("(100%)"), "{kept}");
+    assert!(scores.contains("saved "), "{scores}");
+    assert!(
+        scores.contains("no longer needed") && scores.contains("bbbbbbbbbbbbbbbb.toml"),
+        "the stale covering seed is listed:\n{scores}"
+    );
+    assert!(stale.exists(), "and not deleted without --prune");
+    let covering: Vec<PathBuf> = fixture
+        .seed_files("scores")
+        .into_iter()
+        .filter(|p| {
+            fs::read_to_string(p)
+                .unwrap()
+                .contains("kind = \"covering\"")
+        })
+        .filter(|p| *p != stale)
+        .collect();
+    assert!(!covering.is_empty(), "covering seeds are saved:\n{text}");
+    assert_eq!(failure_seeds(&fixture), failures, "minimize --save");
+
+    let prune = fixture.covcheck(&["minimize", "--save", "--prune"]);
+    let text = text_of(&prune);
+    assert!(prune.status.success(), "{text}");
+    assert!(!stale.exists(), "--prune deletes the stale seed:\n{text}");
+    // The new suite (which may pick other inputs among the corpus and the
+    // seeds of the first) still covers everything.
+    let scores = text.split("suites::tests::scores").nth(1).unwrap();
+    let coverage = scores.lines().find(|l| l.contains("seeds cover")).unwrap();
+    assert!(coverage.contains("(100%)"), "{text}");
+    let covering: Vec<PathBuf> = fixture
+        .seed_files("scores")
+        .into_iter()
+        .filter(|p| {
+            fs::read_to_string(p)
+                .unwrap()
+                .contains("kind = \"covering\"")
+        })
+        .collect();
+    assert!(!covering.is_empty());
+    assert_eq!(failure_seeds(&fixture), failures, "minimize --save --prune");
+
+    let (passed, text) = fixture.cargo(&["test", "--", "tests::scores", "--exact", "--nocapture"]);
+    assert!(passed, "the covering seeds pass under cargo test:\n{text}");
+    assert!(
+        text.contains(&format!("replaying {} saved seed(s)", covering.len() + 1)),
+        "{text}"
+    );
+    assert_eq!(failure_seeds(&fixture), failures, "cargo test");
+
+    let junit = fixture.path().join("out.xml");
+    let replay = fixture.covcheck(&["replay", "--junit", junit.to_str().unwrap()]);
+    let text = text_of(&replay);
+    assert_eq!(
+        replay.status.code(),
+        Some(1),
+        "the coffee bug is still there:\n{text}"
+    );
+    assert!(text.contains("seeds cover"), "seed-suite coverage:\n{text}");
+    let report =
+        quick_junit::Report::deserialize_from_str(&fs::read_to_string(&junit).unwrap()).unwrap();
+    let cases: Vec<_> = report
+        .test_suites
+        .iter()
+        .flat_map(|s| s.test_cases.iter())
+        .collect();
+    let seeds = fixture.seed_files("finds_coffee").len() + fixture.seed_files("scores").len();
+    assert_eq!(cases.len(), seeds, "one test case per seed:\n{text}");
+    let failed: Vec<_> = cases
+        .iter()
+        .filter(|c| !matches!(c.status, quick_junit::TestCaseStatus::Success { .. }))
+        .map(|c| c.classname.as_ref().map(|n| n.to_string()))
+        .collect();
+    assert_eq!(
+        failed,
+        [Some("suites::tests::finds_coffee".to_string())],
+        "{text}"
+    );
+    assert_eq!(failure_seeds(&fixture), failures, "replay");
+}
