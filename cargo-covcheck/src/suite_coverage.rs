@@ -108,7 +108,12 @@ mod tests {
         };
         let both = record.coverage_of(["a.toml", "b.toml"]);
         assert_eq!((both.covered, both.unmeasured), (4, 0));
-        assert!(both.describe().contains("4 of the 10 features (40%)"));
+        assert!(
+            both.describe()
+                .contains("4 of the 10 features the campaign reached (40%)"),
+            "{}",
+            both.describe()
+        );
         let new = record.coverage_of(["b.toml", "c.toml"]);
         assert_eq!((new.covered, new.unmeasured), (2, 1));
         assert!(new.describe().contains("not measured"));
