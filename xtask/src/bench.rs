@@ -202,42 +202,46 @@ fn opt(value: Option<u64>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
 }
 
-/// Builds the suite's test binaries; returns them by tool.
+/// Builds the harnesses (covcheck's in `bench/suite`, the peers' in
+/// `bench/peers`); returns them by tool.
 fn build_harnesses(
     suite: &Path,
     target_dir: &Path,
 ) -> Result<BTreeMap<&'static str, PathBuf>, String> {
-    let output = Command::new(env!("CARGO"))
-        .args([
-            "test",
-            "--release",
-            "--no-run",
-            "--message-format=json",
-            "--manifest-path",
-        ])
-        .arg(suite.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !output.status.success() {
-        return Err("building bench/suite failed".to_string());
-    }
     let mut harnesses = BTreeMap::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let (Some(name), Some(exe)) = (
-            message["target"]["name"].as_str(),
-            message["executable"].as_str(),
-        ) else {
-            continue;
-        };
-        for tool in ["covcheck", "proptest", "quickcheck"] {
-            if name == format!("{tool}_harness") {
-                harnesses.insert(tool, PathBuf::from(exe));
+    let peers = suite.with_file_name("peers");
+    for package in [suite, peers.as_path()] {
+        let output = Command::new(env!("CARGO"))
+            .args([
+                "test",
+                "--release",
+                "--no-run",
+                "--message-format=json",
+                "--manifest-path",
+            ])
+            .arg(package.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(target_dir)
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !output.status.success() {
+            return Err(format!("building {} failed", package.display()));
+        }
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            let Ok(message) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let (Some(name), Some(exe)) = (
+                message["target"]["name"].as_str(),
+                message["executable"].as_str(),
+            ) else {
+                continue;
+            };
+            for tool in ["covcheck", "proptest", "quickcheck"] {
+                if name == format!("{tool}_harness") {
+                    harnesses.insert(tool, PathBuf::from(exe));
+                }
             }
         }
     }

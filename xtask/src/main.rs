@@ -13,8 +13,8 @@ chores:
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
-  bench      covcheck (plain and campaign), proptest and quickcheck on the bugs of
-             bench/suite: a Markdown table per target, raw results in CSV
+  bench      covcheck (plain and campaign), proptest, quickcheck and libFuzzer on the
+             bugs of bench/suite: a Markdown table per target, raw results in CSV
              [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE] [--only TARGET]
   help       this text";
 

@@ -1,0 +1,1 @@
+//! The benchmark's peer harnesses are in `tests/`; this crate has no library code.
