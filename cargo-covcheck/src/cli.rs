@@ -73,8 +73,9 @@ How it works:
   `cargo covcheck`) and every saved seed runs once on the instrumented build.
   Its features are the edges it reaches, each with the AFL bucket of its hit
   count. Greedy set cover then picks, again and again, the input that adds the
-  most features not yet covered (ties: the smaller input). Each pick is shrunk
-  while it keeps the features only it reaches. The report also shows what
+  most features not yet covered (ties: the smaller input). Covering seeds
+  saved earlier are picked first and kept as they are, so a second run changes
+  nothing; each new pick is shrunk while it keeps the features only it reaches. The report also shows what
   libFuzzer's `-merge=1` rule (smallest first, keep what adds a feature) would
   keep of the same inputs.
 

@@ -6,11 +6,12 @@
 //!    ([`super::cover::features_of`]). Failure seeds are always kept, so their
 //!    features count as covered from the start; failure seeds of crash kinds
 //!    (abort, timeout, ...) are not run, since they would end this process.
-//! 2. Select with greedy set cover; also count what the forward-pass rule
-//!    would keep, for the report.
-//! 3. Shrink each selected input with the core shrinker while it keeps the
-//!    features no other selected input (or failure seed) reaches, so the suite
-//!    still covers everything; then select again among the shrunk inputs.
+//! 2. Select with greedy set cover, covering seeds saved earlier first (so a
+//!    second run keeps the suite as it is); also count what the forward-pass
+//!    rule would keep, for the report.
+//! 3. Shrink each newly selected input with the core shrinker while it keeps
+//!    the features no other selected input (or failure seed) reaches, so the
+//!    suite still covers everything; then select again among the results.
 //!
 //! The supervisor saves the result as covering seeds; this worker writes
 //! nothing but the in-flight slot.
@@ -99,6 +100,8 @@ impl Meter<'_, '_> {
 struct Measured {
     choices: Vec<u64>,
     features: Vec<u32>,
+    /// A covering seed saved earlier (kept as it is when still needed).
+    seed: bool,
 }
 
 impl Measured {
@@ -177,7 +180,11 @@ pub fn run(
         } else {
             let choices = trim_trailing_zeros(&case.indices()).to_vec();
             if seen.insert(choices.clone()) {
-                candidates.push(Measured { choices, features });
+                candidates.push(Measured {
+                    choices,
+                    features,
+                    seed: true,
+                });
             }
         }
     }
@@ -192,7 +199,11 @@ pub fn run(
         let choices = trim_trailing_zeros(&case.indices()).to_vec();
         if seen.insert(choices.clone()) {
             report.corpus_inputs += 1;
-            candidates.push(Measured { choices, features });
+            candidates.push(Measured {
+                choices,
+                features,
+                seed: false,
+            });
         }
     }
     let mut universe = covered.clone();
@@ -217,25 +228,42 @@ pub fn run(
             features: reached.len(),
         }
     };
-    let as_candidates = |inputs: &[Measured]| -> Vec<(usize, Vec<u32>)> {
-        inputs
+    let select = |inputs: &[Measured],
+                  only: &dyn Fn(&Measured) -> bool,
+                  covered: &FeatureSet,
+                  rule: fn(&[Candidate<'_>], &FeatureSet) -> Vec<usize>| {
+        let indices: Vec<usize> = (0..inputs.len()).filter(|&n| only(&inputs[n])).collect();
+        let sizes: Vec<usize> = indices.iter().map(|&n| inputs[n].size()).collect();
+        let view: Vec<Candidate<'_>> = indices
             .iter()
-            .map(|m| (m.size(), m.features.clone()))
-            .collect()
-    };
-    let select = |inputs: &[Measured], rule: fn(&[Candidate<'_>], &FeatureSet) -> Vec<usize>| {
-        let owned = as_candidates(inputs);
-        let view: Vec<Candidate<'_>> = owned
-            .iter()
-            .map(|(size, features)| Candidate {
-                size: *size,
-                features,
+            .zip(&sizes)
+            .map(|(&n, &size)| Candidate {
+                size,
+                features: &inputs[n].features,
             })
             .collect();
-        rule(&view, &covered)
+        rule(&view, covered)
+            .into_iter()
+            .map(|k| indices[k])
+            .collect::<Vec<usize>>()
     };
-    report.forward_pass = stats(&select(&candidates, forward_pass), &candidates);
-    let taken = select(&candidates, greedy_set_cover);
+    // Covering seeds saved earlier are chosen first, then corpus inputs for
+    // what they miss: a suite that still covers everything stays as it is,
+    // instead of churning in version control on every run.
+    let seeds_first = |inputs: &[Measured]| {
+        let mut taken = select(inputs, &|m| m.seed, &covered, greedy_set_cover);
+        let mut more = covered.clone();
+        for &n in &taken {
+            more.extend(&inputs[n].features);
+        }
+        taken.extend(select(inputs, &|m| !m.seed, &more, greedy_set_cover));
+        taken
+    };
+    report.forward_pass = stats(
+        &select(&candidates, &|_| true, &covered, forward_pass),
+        &candidates,
+    );
+    let taken = seeds_first(&candidates);
     report.set_cover = stats(&taken, &candidates);
     let originals: Vec<Measured> = taken
         .into_iter()
@@ -245,6 +273,9 @@ pub fn run(
     // 3. Shrink each while it keeps what only it covers, then select again.
     let mut suite: Vec<Measured> = originals.clone();
     for n in 0..suite.len() {
+        if suite[n].seed {
+            continue; // shrunk when it was saved
+        }
         let mut others = covered.clone();
         for (m, other) in suite.iter().enumerate() {
             if m != n {
@@ -266,9 +297,13 @@ pub fn run(
         let shrunk = shrink_while(property, limits, start, SHRINK_BUDGET, &mut keep);
         let choices = trim_trailing_zeros(&shrunk.case.indices()).to_vec();
         let (_, features) = meter.measure(&choices);
-        suite[n] = Measured { choices, features };
+        suite[n] = Measured {
+            choices,
+            features,
+            seed: false,
+        };
     }
-    let mut final_taken = select(&suite, greedy_set_cover);
+    let mut final_taken = seeds_first(&suite);
     // Shrinking keeps every feature by construction; should a flaky feature
     // (one that depends on more than the input) go missing, the original
     // input that reached it comes back rather than losing coverage.
