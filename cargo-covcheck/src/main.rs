@@ -11,6 +11,7 @@
 //! by set cover, on the instrumented build) and [`replay`] (every seed as a
 //! test case, on the normal build), with [`suite_coverage`] between them.
 
+mod atomic;
 mod cli;
 mod compile;
 mod discover;
@@ -61,6 +62,13 @@ fn build_and_discover(
     let plan = compile::plan(build)?;
     let binaries = compile::build(&plan, build, kind)?;
     let properties = discover::discover(&binaries, filter)?;
+    if properties.is_empty() {
+        let note = filter
+            .text
+            .map(|f| format!(" match `{f}`"))
+            .unwrap_or_default();
+        eprintln!("no #[covcheck] properties{note}");
+    }
     Ok((plan, properties))
 }
 
@@ -70,13 +78,6 @@ fn run_list(args: &ListArgs) -> Result<i32, String> {
         exact: false,
     };
     let (_, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
-    if properties.is_empty() {
-        eprintln!(
-            "no #[covcheck] properties{}",
-            filter_note(args.filter.as_deref())
-        );
-        return Ok(0);
-    }
     for property in &properties {
         println!(
             "{}  ({} seeds)",
@@ -87,10 +88,6 @@ fn run_list(args: &ListArgs) -> Result<i32, String> {
     Ok(0)
 }
 
-fn filter_note(filter: Option<&str>) -> String {
-    filter.map(|f| format!(" match `{f}`")).unwrap_or_default()
-}
-
 fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
     let filter = discover::Filter {
         text: args.filter.as_deref(),
@@ -98,10 +95,6 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
     };
     let (plan, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
     if properties.is_empty() {
-        eprintln!(
-            "no #[covcheck] properties{}",
-            filter_note(args.filter.as_deref())
-        );
         return Ok(0);
     }
     let seed = args.seed.unwrap_or_else(|| {

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use covcheck_rt::protocol::{MinimizeReport, SuiteStats, WorkerConfig, WorkerMode};
+use covcheck_rt::protocol::{MinimizeReport, SuiteStats, WorkerMode};
 use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, SeedFile, SeedKind, SeedStore};
 
 use crate::cli::MinimizeArgs;
@@ -17,7 +17,7 @@ use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::report::human_count;
 use crate::suite_coverage::CoverageRecord;
-use crate::supervise::{Settings, in_parallel, property_dirs, property_key, run_worker};
+use crate::supervise::{Settings, in_parallel, property_key, run_worker, tool_request};
 
 pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
     let filter = Filter {
@@ -26,10 +26,6 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
     };
     let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Instrumented)?;
     if properties.is_empty() {
-        eprintln!(
-            "no #[covcheck] properties{}",
-            crate::filter_note(filter.text)
-        );
         return Ok(0);
     }
     let settings = Settings::for_tools(plan.covcheck_dir.clone());
@@ -86,21 +82,7 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
 
 /// Runs the minimize worker of one property.
 fn measure(property: &Property, settings: &Settings) -> Result<Box<MinimizeReport>, String> {
-    let (work, corpus_dir) = property_dirs(property, &settings.covcheck_dir);
-    let config = WorkerConfig {
-        test_name: property.listing.test_name.clone(),
-        mode: WorkerMode::Minimize,
-        rng_seed: 0,
-        runs: None,
-        time_ms: None,
-        timeout_ms: settings.timeout.as_millis() as u64,
-        rss_limit_mb: settings.rss_limit_mb,
-        corpus_dir,
-        inflight_path: work.join("inflight-minimize"),
-        cmp_mutations: true,
-        stop_on_failure: true,
-        size_steps: true,
-    };
+    let (work, config) = tool_request(property, settings, WorkerMode::Minimize);
     let outcome = run_worker(property, &work, &config, settings, |_| {})?;
     if let Some(report) = outcome.minimized {
         return Ok(report);
@@ -196,14 +178,7 @@ fn save(
             kind: SeedKind::Covering,
             choices: SeedFile::format_indices(&input.choices),
             failure: None,
-            args: input
-                .args
-                .iter()
-                .map(|(name, value)| ArgRecord {
-                    name: name.clone(),
-                    value: value.clone(),
-                })
-                .collect(),
+            args: ArgRecord::from_pairs(&input.args),
         };
         let existed = before.iter().any(|s| s.indices == input.choices);
         let path = store

@@ -9,14 +9,14 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use covcheck_rt::protocol::{SeedResult, WorkerConfig, WorkerMode};
+use covcheck_rt::protocol::{SeedResult, WorkerMode};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::cli::ReplayArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::suite_coverage::CoverageRecord;
-use crate::supervise::{Settings, in_parallel, property_dirs, property_key, run_worker, tail};
+use crate::supervise::{Settings, in_parallel, property_key, run_worker, tail, tool_request};
 
 pub fn run(args: &ReplayArgs) -> Result<i32, String> {
     let filter = Filter {
@@ -24,12 +24,6 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         exact: args.exact,
     };
     let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Plain)?;
-    if properties.is_empty() {
-        eprintln!(
-            "no #[covcheck] properties{}",
-            crate::filter_note(filter.text)
-        );
-    }
     let settings = Settings::for_tools(plan.covcheck_dir.clone());
     let started = Instant::now();
     let results = in_parallel(None, &properties, |property| {
@@ -99,25 +93,10 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
 /// Replays the seeds of one property, restarting the worker after a seed
 /// that killed it.
 fn replay_property(property: &Property, settings: &Settings) -> Result<Vec<SeedResult>, String> {
-    let (work, corpus_dir) = property_dirs(property, &settings.covcheck_dir);
     let mut results: Vec<SeedResult> = Vec::new();
     loop {
-        let config = WorkerConfig {
-            test_name: property.listing.test_name.clone(),
-            mode: WorkerMode::Replay {
-                skip: results.iter().map(|r| r.file.clone()).collect(),
-            },
-            rng_seed: 0,
-            runs: None,
-            time_ms: None,
-            timeout_ms: settings.timeout.as_millis() as u64,
-            rss_limit_mb: settings.rss_limit_mb,
-            corpus_dir: corpus_dir.clone(),
-            inflight_path: work.join("inflight-replay"),
-            cmp_mutations: false,
-            stop_on_failure: true,
-            size_steps: true,
-        };
+        let skip = results.iter().map(|r| r.file.clone()).collect();
+        let (work, config) = tool_request(property, settings, WorkerMode::Replay { skip });
         let outcome = run_worker(property, &work, &config, settings, |_| {})?;
         results.extend(outcome.replayed);
         if let Some((file, kind)) = outcome.seed_in_flight {
@@ -195,15 +174,5 @@ fn write_junit(
     let xml = report
         .to_string()
         .map_err(|e| format!("cannot write the JUnit report: {e}"))?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("cannot write the JUnit report in {}: {e}", dir.display()))?;
-    std::io::Write::write_all(&mut temp, xml.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    temp.persist(path)
-        .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
+    crate::atomic::write_atomically(path, xml.as_bytes())
 }

@@ -64,15 +64,8 @@ impl CoverageRecord {
     /// Writes the record atomically (it is only a cache, but a torn file
     /// would make `replay` report nonsense).
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        let dir = path.parent().expect("records live in a directory");
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let mut temp = tempfile::NamedTempFile::new_in(dir)
-            .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-        serde_json::to_writer(&mut temp, self).map_err(|e| e.to_string())?;
-        temp.persist(path)
-            .map_err(|e| format!("cannot write {}: {}", path.display(), e.error))?;
-        Ok(())
+        let json = serde_json::to_vec(self).map_err(|e| e.to_string())?;
+        crate::atomic::write_atomically(path, &json)
     }
 
     /// The coverage of the seed files named `files`.

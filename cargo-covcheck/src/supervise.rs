@@ -76,6 +76,32 @@ pub fn property_dirs(property: &Property, covcheck_dir: &Path) -> (PathBuf, Path
     )
 }
 
+/// The request of a worker that runs no campaign (`minimize`, `replay`), and
+/// its work directory.
+pub fn tool_request(
+    property: &Property,
+    settings: &Settings,
+    mode: WorkerMode,
+) -> (PathBuf, WorkerConfig) {
+    let (work, corpus_dir) = property_dirs(property, &settings.covcheck_dir);
+    let inflight_path = work.join(format!("inflight-{}", mode_name(&mode)));
+    let config = WorkerConfig {
+        test_name: property.listing.test_name.clone(),
+        mode,
+        rng_seed: settings.seed,
+        runs: None,
+        time_ms: None,
+        timeout_ms: settings.timeout.as_millis() as u64,
+        rss_limit_mb: settings.rss_limit_mb,
+        corpus_dir,
+        inflight_path,
+        cmp_mutations: settings.cmp_mutations,
+        stop_on_failure: true,
+        size_steps: settings.size_steps,
+    };
+    (work, config)
+}
+
 /// A file-name-safe name of a property, unique across packages.
 pub fn property_key(property: &Property) -> String {
     sanitize(&format!(
@@ -269,14 +295,7 @@ fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, String> 
             location: finding.location.clone(),
             kind: (finding.kind != FailureKind::Panic).then(|| kind_name(finding.kind)),
         }),
-        args: finding
-            .args
-            .iter()
-            .map(|(name, value)| ArgRecord {
-                name: name.clone(),
-                value: value.clone(),
-            })
-            .collect(),
+        args: ArgRecord::from_pairs(&finding.args),
     };
     store
         .save(&file)

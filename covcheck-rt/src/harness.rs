@@ -299,13 +299,7 @@ pub(crate) fn trim_trailing_zeros(indices: &[u64]) -> &[u64] {
 }
 
 fn rendered_args(case: &Case) -> Vec<ArgRecord> {
-    let args = case.args.as_deref().unwrap_or_default();
-    args.iter()
-        .map(|(name, value)| ArgRecord {
-            name: (*name).to_string(),
-            value: value.clone(),
-        })
-        .collect()
+    ArgRecord::from_pairs(case.args.as_deref().unwrap_or_default())
 }
 
 fn format_args(case: &Case) -> String {

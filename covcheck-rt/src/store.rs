@@ -75,6 +75,19 @@ pub struct ArgRecord {
     pub value: String,
 }
 
+impl ArgRecord {
+    /// Records of `(name, rendering)` pairs, as cases and reports carry them.
+    pub fn from_pairs<N: AsRef<str>>(pairs: &[(N, String)]) -> Vec<ArgRecord> {
+        pairs
+            .iter()
+            .map(|(name, value)| ArgRecord {
+                name: name.as_ref().to_string(),
+                value: value.clone(),
+            })
+            .collect()
+    }
+}
+
 impl SeedFile {
     /// The choice indices, parsed from [`SeedFile::choices`].
     pub fn indices(&self) -> Result<Vec<u64>, String> {
