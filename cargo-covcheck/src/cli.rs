@@ -82,8 +82,10 @@ How it works:
 Seeds:
   --save writes the picks as covering seeds next to your source
   (covcheck-seeds/...), which `cargo test` replays. Covering seeds that are no
-  longer needed are listed, and deleted only with --prune. Failure seeds are
-  never deleted, and always kept in the suite.
+  longer needed are listed, and deleted only with --prune; covering seeds
+  that now fail are kept, since each shows a bug. Failure seeds are never
+  deleted, and always kept in the suite. An input that crashes or hangs the
+  property ends the worker; a new one skips it, and minimize names it.
 
 Examples:
   cargo covcheck --time 2m && cargo covcheck minimize --save
@@ -121,6 +123,21 @@ pub struct MinimizeArgs {
     /// Properties to minimize at once (default: the number of cores).
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub limits: ExecutionLimits,
+}
+
+/// What an execution may take before it counts as a failure (a hang or an
+/// out-of-memory); the same for campaigns and `minimize`, which runs the
+/// corpus a campaign kept.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ExecutionLimits {
+    /// Per-execution timeout; an input running longer is a finding.
+    #[arg(long, value_parser = parse_duration, default_value = "1s", value_name = "DURATION")]
+    pub timeout: Duration,
+    /// Memory limit (resident set) of a worker in MiB; exceeding it is a finding.
+    #[arg(long, default_value_t = 2048, value_name = "MB")]
+    pub rss_limit_mb: u64,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -198,12 +215,8 @@ pub struct RunArgs {
     /// RNG seed of the campaigns (default: from the clock). Each property derives its own.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Per-execution timeout; an input running longer is a finding.
-    #[arg(long, value_parser = parse_duration, default_value = "1s", value_name = "DURATION")]
-    pub timeout: Duration,
-    /// Memory limit (resident set) of a worker in MiB; exceeding it is a finding.
-    #[arg(long, default_value_t = 2048, value_name = "MB")]
-    pub rss_limit_mb: u64,
+    #[command(flatten)]
+    pub limits: ExecutionLimits,
     /// Keep fuzzing a property after its first failure (restarting the worker
     /// after a crash) until the budget is spent.
     #[arg(long)]

@@ -109,8 +109,8 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
         } else {
             None
         }),
-        timeout: args.timeout,
-        rss_limit_mb: args.rss_limit_mb,
+        timeout: args.limits.timeout,
+        rss_limit_mb: args.limits.rss_limit_mb,
         keep_going: args.keep_going,
         resume: !args.no_resume,
         save: !args.no_save,

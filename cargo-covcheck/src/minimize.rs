@@ -10,14 +10,14 @@
 use std::path::PathBuf;
 
 use covcheck_rt::protocol::{MinimizeReport, SuiteStats, WorkerMode};
-use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, SeedFile, SeedKind, SeedStore};
+use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, Seed, SeedFile, SeedKind, SeedStore};
 
 use crate::cli::MinimizeArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::report::human_count;
 use crate::suite_coverage::CoverageRecord;
-use crate::supervise::{Settings, in_parallel, property_key, run_worker, tool_request};
+use crate::supervise::{Death, Settings, in_parallel, property_key, run_worker, tool_request};
 
 pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
     let filter = Filter {
@@ -29,14 +29,19 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
         return Ok(0);
     }
     let settings = Settings::for_tools(plan.covcheck_dir.clone());
-    let reports = in_parallel(args.jobs, &properties, |property| {
+    let settings = Settings {
+        timeout: args.limits.timeout,
+        rss_limit_mb: args.limits.rss_limit_mb,
+        ..settings
+    };
+    let results = in_parallel(args.jobs, &properties, |property| {
         measure(property, &settings)
     });
     let mut code = 0;
-    for (property, report) in properties.iter().zip(reports) {
+    for (property, result) in properties.iter().zip(results) {
         println!("{}", property.listing.full_path);
-        let report = match report {
-            Ok(report) => report,
+        let Measured { report, deaths } = match result {
+            Ok(measured) => measured,
             Err(problem) => {
                 println!("  error: {problem}");
                 code = 1;
@@ -44,6 +49,7 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
             }
         };
         print_report(&report);
+        print_deaths(property, &deaths);
         let record_path = CoverageRecord::path(&plan.covcheck_dir, &property_key(property));
         let mut record = CoverageRecord {
             // Shrinking can reach features the campaign did not.
@@ -80,27 +86,53 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
     Ok(code)
 }
 
-/// Runs the minimize worker of one property.
-fn measure(property: &Property, settings: &Settings) -> Result<Box<MinimizeReport>, String> {
-    let (work, config) = tool_request(property, settings, WorkerMode::Minimize);
-    let outcome = run_worker(property, &work, &config, settings, |_| {})?;
-    if let Some(report) = outcome.minimized {
-        return Ok(report);
+/// How often a property's minimize worker is restarted after an input
+/// ended it, before minimize gives up on the property.
+const MAX_RESTARTS: usize = 16;
+
+/// What the minimize workers of one property reported, and the inputs that
+/// ended one of them (crashes and hangs, left out of the suite).
+struct Measured {
+    report: Box<MinimizeReport>,
+    deaths: Vec<Death>,
+}
+
+/// Runs the minimize worker of one property. An input that crashes or hangs
+/// ends the worker; a new one starts that skips it, so that one bad corpus
+/// entry (or shrinking candidate) does not cost the whole suite.
+fn measure(property: &Property, settings: &Settings) -> Result<Measured, String> {
+    let mut deaths: Vec<Death> = Vec::new();
+    loop {
+        let skip = deaths.iter().map(|d| d.choices.clone()).collect();
+        let (work, config) = tool_request(property, settings, WorkerMode::Minimize { skip });
+        let outcome = run_worker(property, &work, &config, settings, |_| {})?;
+        if let Some(report) = outcome.minimized {
+            return Ok(Measured { report, deaths });
+        }
+        let Some(death) = outcome.death else {
+            return Err(if outcome.errors.is_empty() {
+                "the worker ended without a report".to_string()
+            } else {
+                outcome.errors.join("\n")
+            });
+        };
+        let again = deaths.iter().any(|d| d.choices == death.choices);
+        if again || deaths.len() >= MAX_RESTARTS {
+            return Err(format!(
+                "the worker died ({}: {}) while running the input `{}`{}; run `cargo covcheck` \
+                 on this property to find the failure and save it as a seed",
+                death.kind.describe(),
+                death.detail,
+                SeedFile::format_indices(&death.choices),
+                if again {
+                    ", which it had been told to skip"
+                } else {
+                    ", after as many restarts as minimize allows"
+                }
+            ));
+        }
+        deaths.push(death);
     }
-    if let Some(death) = outcome.death {
-        return Err(format!(
-            "the worker died ({}: {}) while running the input `{}`; run `cargo covcheck` on \
-             this property to find the failure and save it as a seed",
-            death.kind.describe(),
-            death.detail,
-            SeedFile::format_indices(&death.choices)
-        ));
-    }
-    Err(if outcome.errors.is_empty() {
-        "the worker ended without a report".to_string()
-    } else {
-        outcome.errors.join("\n")
-    })
 }
 
 fn print_report(report: &MinimizeReport) {
@@ -159,6 +191,30 @@ fn print_report(report: &MinimizeReport) {
     }
 }
 
+/// Names the inputs that ended a worker: each is a bug the suite cannot
+/// hold as a covering seed, which a campaign shrinks and saves.
+fn print_deaths(property: &Property, deaths: &[Death]) {
+    if deaths.is_empty() {
+        return;
+    }
+    println!(
+        "  {} input(s) crashed or hung the property and were left out:",
+        deaths.len()
+    );
+    for death in deaths {
+        println!(
+            "    {}: {}: `{}`",
+            death.kind.describe(),
+            death.detail,
+            SeedFile::format_indices(&death.choices)
+        );
+    }
+    println!(
+        "  to shrink and save the failure as a seed: cargo covcheck --exact {}",
+        property.listing.full_path
+    );
+}
+
 /// Writes the selected inputs as covering seeds, lists the covering seeds no
 /// longer needed and, with `prune`, deletes them.
 fn save(
@@ -180,11 +236,19 @@ fn save(
             failure: None,
             args: ArgRecord::from_pairs(&input.args),
         };
-        let existed = before.iter().any(|s| s.indices == input.choices);
-        let path = store
-            .save(&file)
-            .map_err(|e| format!("could not save a seed in {}: {e}", store.dir().display()))?;
-        new += usize::from(!existed);
+        // A covering seed with the same choices stays as it is, name and all.
+        let existing = before
+            .iter()
+            .find(|s| s.file.kind == SeedKind::Covering && s.indices == input.choices);
+        let path = match existing {
+            Some(seed) => seed.path.clone(),
+            None => {
+                new += 1;
+                store.save(&file).map_err(|e| {
+                    format!("could not save a seed in {}: {e}", store.dir().display())
+                })?
+            }
+        };
         if let Some(name) = path.file_name() {
             let name = name.to_string_lossy().into_owned();
             record.seeds.insert(name.clone(), input.features.clone());
@@ -196,15 +260,28 @@ fn save(
         report.selected.len(),
         store.dir().display()
     );
-    let stale: Vec<PathBuf> = before
+    // Covering seeds that now fail (panic, crash or hang) are never stale:
+    // each shows a bug, which `cargo test` reports until it is fixed.
+    let name_of = |seed: &Seed| {
+        seed.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let (failing, stale): (Vec<&Seed>, Vec<&Seed>) = before
         .iter()
-        .filter(|s| s.file.kind == SeedKind::Covering)
-        .map(|s| s.path.clone())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| !kept.contains(&n.to_string_lossy().into_owned()))
-        })
-        .collect();
+        .filter(|s| s.file.kind == SeedKind::Covering && !kept.contains(&name_of(s)))
+        .partition(|s| report.failing_seeds.contains(&name_of(s)));
+    if !failing.is_empty() {
+        println!(
+            "  {} covering seed(s) now fail and are kept, so that `cargo test` shows the bug:",
+            failing.len()
+        );
+        for seed in &failing {
+            println!("    {}", seed.path.display());
+        }
+    }
+    let stale: Vec<PathBuf> = stale.into_iter().map(|s| s.path.clone()).collect();
     if stale.is_empty() {
         return Ok(());
     }

@@ -484,7 +484,7 @@ fn mode_name(mode: &WorkerMode) -> &'static str {
     match mode {
         WorkerMode::Campaign => "campaign",
         WorkerMode::ShrinkCrash { .. } => "shrink",
-        WorkerMode::Minimize => "minimize",
+        WorkerMode::Minimize { .. } => "minimize",
         WorkerMode::Replay { .. } => "replay",
     }
 }

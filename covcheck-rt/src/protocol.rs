@@ -97,7 +97,12 @@ pub enum WorkerMode {
     ShrinkCrash { choices: Vec<u64> },
     /// Measure the coverage features of the corpus cache and the saved seeds,
     /// select a covering subset and shrink it (`cargo covcheck minimize`).
-    Minimize,
+    /// The inputs in `skip` ended an earlier worker of the same run (a crash
+    /// or a hang): they are not run again.
+    Minimize {
+        #[serde(default)]
+        skip: Vec<Vec<u64>>,
+    },
     /// Replay the saved seeds one by one, each reported as its own result
     /// (`cargo covcheck replay`); seeds whose file names are in `skip` were
     /// reported by an earlier worker that died on a later one.
@@ -208,6 +213,11 @@ pub struct MinimizeReport {
     pub unmeasured_failure_seeds: usize,
     /// Corpus entries or covering seeds that now fail: not selected.
     pub failing_inputs: usize,
+    /// File names of the covering seeds that now fail, or that ended an
+    /// earlier worker of this run: kept on disk by `--prune`, since each now
+    /// shows a bug.
+    #[serde(default)]
+    pub failing_seeds: Vec<String>,
     /// What libFuzzer's `-merge=1` rule (smallest first, keep an input if it
     /// adds a feature) keeps of the same inputs.
     pub forward_pass: SuiteStats,

@@ -74,13 +74,13 @@ fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
          choices = \"1 5\"\n\n[failure]\nmessage = \"an old bug\"\nlocation = \"src/lib.rs:1:1\"\n",
     )
     .unwrap();
-    // A covering seed no suite needs (the property ignores values 200..):
-    // listed as stale, deleted only with --prune.
+    // A covering seed no suite needs (`[6]` reaches what the failure seed
+    // `[5]` reaches): listed as stale, deleted only with --prune.
     let stale = scores_dir.join("bbbbbbbbbbbbbbbb.toml");
     fs::write(
         &stale,
         "format = 1\nproperty = \"suites::tests::scores\"\nkind = \"covering\"\n\
-         choices = \"1 200 1 201 1 202 1 203 1 204 1 205 1 206\"\n",
+         choices = \"1 6\"\n",
     )
     .unwrap();
     let failures = failure_seeds(&fixture);
@@ -178,4 +178,100 @@ fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
         "{text}"
     );
     assert_eq!(failure_seeds(&fixture), failures, "replay");
+}
+
+/// Saved covering seeds that abort or hang the property: each ends a
+/// minimize worker, which restarts without it, so the rest of the suite is
+/// still minimized; the bad seeds are named with their failure kind and kept
+/// even with `--prune`, since each shows a bug.
+#[test]
+fn minimize_gets_past_inputs_that_crash_or_hang() {
+    let fixture = Fixture::new(
+        "crashy",
+        r#"
+    #[covcheck]
+    fn survives(x: u8) {
+        if x == 77 {
+            std::process::abort();
+        }
+        if x == 78 {
+            loop {
+                std::hint::black_box(x);
+            }
+        }
+        if x > 100 {
+            std::hint::black_box(x.wrapping_mul(3));
+        }
+    }
+"#,
+    );
+    let dir = fixture.seed_dir("survives");
+    fs::create_dir_all(&dir).unwrap();
+    for (file, x) in [("a", 77), ("b", 78), ("c", 5), ("d", 120)] {
+        fs::write(
+            dir.join(format!("{}.toml", file.repeat(16))),
+            format!(
+                "format = 1\nproperty = \"crashy::tests::survives\"\nkind = \"covering\"\n\
+                 choices = \"{x}\"\n"
+            ),
+        )
+        .unwrap();
+    }
+    let aborts = dir.join(format!("{}.toml", "a".repeat(16)));
+    let hangs = dir.join(format!("{}.toml", "b".repeat(16)));
+
+    let minimize = fixture.covcheck(&["minimize", "--save", "--prune", "--timeout", "500ms"]);
+    let text = text_of(&minimize);
+    assert!(minimize.status.success(), "{text}");
+    assert!(
+        text.contains("2 input(s) crashed or hung the property and were left out"),
+        "{text}"
+    );
+    assert!(text.contains("abort") && text.contains("`77`"), "{text}");
+    // Ended by the worker's own timeout, not by the supervisor's silence limit.
+    assert!(
+        text.contains("timeout")
+            && text.contains("ran longer than 500 ms")
+            && text.contains("`78`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 covering seed(s) now fail and are kept"),
+        "{text}"
+    );
+    assert!(
+        aborts.exists() && hangs.exists(),
+        "--prune keeps them:\n{text}"
+    );
+    let kept = text
+        .lines()
+        .find(|l| l.contains("measured features"))
+        .unwrap_or_else(|| panic!("a `shrunk` line:\n{text}"));
+    assert!(kept.contains("(100%)"), "{kept}");
+
+    // The command minimize suggests finds the failure and saves it.
+    let hint = "cargo covcheck --exact crashy::tests::survives";
+    assert!(text.contains(hint), "{text}");
+    let campaign = fixture.covcheck(&[
+        "--exact",
+        "crashy::tests::survives",
+        "--runs",
+        "20000",
+        "--seed",
+        "1",
+        "--timeout",
+        "500ms",
+    ]);
+    let text = text_of(&campaign);
+    assert_eq!(campaign.status.code(), Some(1), "{text}");
+    let saved = fixture
+        .seed_files("survives")
+        .into_iter()
+        .filter(|p| {
+            fs::read_to_string(p)
+                .unwrap()
+                .contains("kind = \"failure\"")
+        })
+        .count();
+    assert_eq!(saved, 1, "a failure seed is saved:\n{text}");
 }

@@ -16,6 +16,7 @@
 //! The supervisor saves the result as covering seeds; this worker writes
 //! nothing but the in-flight slot.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -24,10 +25,11 @@ use crate::engine::cover::{Candidate, FeatureSet, features_of, forward_pass, gre
 use crate::engine::inflight::Inflight;
 use crate::engine::input::load_corpus_dir;
 use crate::engine::sancov;
+use crate::engine::watchdog::Watchdog;
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::{Case, PropertyFn, execute, take_over_panic_hook};
 use crate::protocol::{
-    CoveringInput, Event, MinimizeReport, Progress, SuiteStats, WorkerConfig, emit,
+    CoveringInput, Event, MinimizeReport, Progress, SuiteStats, WorkerConfig, WorkerMode, emit,
 };
 use crate::shrink::{ShrinkBudget, shrink_while};
 use crate::source::{Limits, Source};
@@ -40,13 +42,40 @@ const SHRINK_BUDGET: ShrinkBudget = ShrinkBudget {
     max_time: Duration::from_secs(10),
 };
 
+/// Runs the property for this worker. Each input is noted in the in-flight
+/// slot before it runs, so that a crash names it, and runs under a timeout,
+/// so that a hang ends the worker in a second rather than at the
+/// supervisor's silence limit. Inputs that ended an earlier worker of this
+/// minimization (`skip`) are not run again: they count as failing, so the
+/// restarted worker gets past them.
+struct Guard {
+    inflight: RefCell<Inflight>,
+    execs: Cell<u64>,
+    skip: HashSet<Vec<u64>>,
+    watchdog: Watchdog,
+}
+
+impl Guard {
+    fn run(&self, property: &PropertyFn<'_>, src: &mut Source) -> Result<(), String> {
+        let choices = src.replayed_indices().unwrap_or_default();
+        if self.skip.contains(choices) {
+            return Err("this input ended an earlier minimize worker".to_string());
+        }
+        self.execs.set(self.execs.get() + 1);
+        self.inflight.borrow_mut().store(self.execs.get(), choices);
+        let _armed = self.watchdog.arm();
+        property(src)
+    }
+}
+
 /// Runs inputs one at a time and reads the features each reached.
 struct Meter<'a, 'p> {
+    /// The property behind a [`Guard`].
     property: &'a PropertyFn<'p>,
+    skip: &'a HashSet<Vec<u64>>,
     limits: Limits,
     counters: *mut u8,
     len: usize,
-    inflight: Inflight,
     runs: u64,
     started: Instant,
     last_status: Instant,
@@ -80,18 +109,22 @@ impl Meter<'_, '_> {
         }
     }
 
-    fn measure(&mut self, choices: &[u64]) -> (Case, Vec<u32>) {
+    /// Runs `choices` and returns the case and its features; `None` for an
+    /// input that ended an earlier worker (left out, and reported by the
+    /// supervisor).
+    fn measure(&mut self, choices: &[u64]) -> Option<(Case, Vec<u32>)> {
+        if self.skip.contains(choices) {
+            return None;
+        }
         self.clear();
         self.tick();
-        // In the in-flight slot, so that a crash names its input.
-        self.inflight.store(self.runs, choices);
         let case = execute(
             self.property,
             Source::replay(choices.to_vec(), self.limits),
             false,
         );
         let features = self.take_features();
-        (case, features)
+        Some((case, features))
     }
 }
 
@@ -130,13 +163,25 @@ pub fn run(
     }
     let inflight = Inflight::open(&request.inflight_path)
         .map_err(|e| format!("cannot map {}: {e}", request.inflight_path.display()))?;
+    let skip: HashSet<Vec<u64>> = match &request.mode {
+        WorkerMode::Minimize { skip } => skip.iter().cloned().collect(),
+        _ => HashSet::new(),
+    };
+    let guard = Guard {
+        inflight: RefCell::new(inflight),
+        execs: Cell::new(0),
+        skip: skip.clone(),
+        watchdog: Watchdog::start(Duration::from_millis(request.timeout_ms.max(1))),
+    };
+    let guarded = |src: &mut Source| guard.run(property, src);
+    let property: &PropertyFn<'_> = &guarded;
     take_over_panic_hook();
     let mut meter = Meter {
         property,
+        skip: &skip,
         limits,
         counters,
         len,
-        inflight,
         runs: 0,
         started: Instant::now(),
         last_status: Instant::now(),
@@ -163,20 +208,28 @@ pub fn run(
             report.unmeasured_failure_seeds += 1;
             continue;
         }
-        let (case, features) = meter.measure(&seed.indices);
-        on_disk.extend(&features);
         let name = seed
             .path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        report
-            .seed_features
-            .push((name.unwrap_or_default(), features.clone()));
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some((case, features)) = meter.measure(&seed.indices) else {
+            // It ended an earlier worker (the supervisor names it): failing,
+            // and measured as reaching nothing.
+            if seed.file.kind == SeedKind::Covering {
+                report.failing_seeds.push(name.clone());
+            }
+            report.seed_features.push((name, Vec::new()));
+            continue;
+        };
+        on_disk.extend(&features);
+        report.seed_features.push((name.clone(), features.clone()));
         if seed.file.kind == SeedKind::Failure {
             report.failure_seeds += 1;
             covered.extend(&features);
         } else if case.failure().is_some() {
             report.failing_inputs += 1;
+            report.failing_seeds.push(name);
         } else {
             let choices = trim_trailing_zeros(&case.indices()).to_vec();
             if seen.insert(choices.clone()) {
@@ -191,7 +244,9 @@ pub fn run(
     on_disk_stats.features = on_disk.len();
     report.seeds_before = on_disk_stats;
     for choices in load_corpus_dir(&request.corpus_dir) {
-        let (case, features) = meter.measure(&choices);
+        let Some((case, features)) = meter.measure(&choices) else {
+            continue;
+        };
         if case.failure().is_some() {
             report.failing_inputs += 1;
             continue;
@@ -288,7 +343,9 @@ pub fn run(
             .copied()
             .filter(|f| !others.contains(*f))
             .collect();
-        let (start, _) = meter.measure(&suite[n].choices);
+        let Some((start, _)) = meter.measure(&suite[n].choices) else {
+            continue; // cannot happen: it ran when measured
+        };
         let mut keep = |case: &Case| {
             meter.tick();
             let features = meter.take_features();
@@ -296,7 +353,9 @@ pub fn run(
         };
         let shrunk = shrink_while(property, limits, start, SHRINK_BUDGET, &mut keep);
         let choices = trim_trailing_zeros(&shrunk.case.indices()).to_vec();
-        let (_, features) = meter.measure(&choices);
+        let Some((_, features)) = meter.measure(&choices) else {
+            continue; // keeps the original
+        };
         suite[n] = Measured {
             choices,
             features,

@@ -10,6 +10,8 @@
 //! - [`crash`]: reproducing and shrinking inputs that kill the process, one
 //!   forked child per try.
 //! - [`inflight`]: the shared slot that keeps the input in flight.
+//! - [`watchdog`]: the per-execution timeout of workers that run without
+//!   LibAFL's executor.
 
 pub mod campaign;
 pub mod cover;
@@ -20,6 +22,7 @@ pub mod minimize;
 pub mod mutator;
 pub mod sancov;
 pub mod scheduler;
+pub mod watchdog;
 
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::PropertyFn;
@@ -33,7 +36,7 @@ pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &Work
         WorkerMode::ShrinkCrash { choices } => {
             crash::shrink_crash(info, property, request, choices)
         }
-        WorkerMode::Minimize => minimize::run(info, property, request),
+        WorkerMode::Minimize { .. } => minimize::run(info, property, request),
         WorkerMode::Replay { .. } => unreachable!("replay runs without the engine"),
     };
     if let Err(message) = result {
