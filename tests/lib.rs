@@ -91,15 +91,20 @@ impl Fixture {
 
     /// Runs `cargo covcheck <args>` on the fixture.
     pub fn covcheck(&self, args: &[&str]) -> Output {
-        Command::new(cargo_covcheck())
+        self.covcheck_command(args).output().unwrap()
+    }
+
+    /// `cargo covcheck <args>` on the fixture, to add to before it runs.
+    pub fn covcheck_command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(cargo_covcheck());
+        command
             .arg("covcheck")
             .args(args)
             .arg("--manifest-path")
             .arg(self.path().join("Cargo.toml"))
             .arg("--target-dir")
-            .arg(target_dir())
-            .output()
-            .unwrap()
+            .arg(target_dir());
+        command
     }
 
     /// The seed directory of the property `tests::<property>`.

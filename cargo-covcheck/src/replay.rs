@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use covcheck_rt::protocol::{SeedResult, WorkerMode};
+use covcheck_rt::protocol::{Event, SeedResult, WorkerMode};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::cli::ReplayArgs;
@@ -24,36 +24,46 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         exact: args.exact,
     };
     let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Plain)?;
-    let settings = Settings::for_tools(plan.covcheck_dir.clone());
+    let settings = Settings {
+        timeout: covcheck_rt::harness::hang_limit(),
+        ..Settings::for_tools(plan.covcheck_dir.clone())
+    };
     let started = Instant::now();
     let results = in_parallel(None, &properties, |property| {
         replay_property(property, &settings)
     });
     let elapsed = started.elapsed();
 
+    // Each seed's line was printed as it finished; the failures' messages
+    // come together here, as `cargo test` prints them.
     let (mut seeds, mut failed, mut errors) = (0, 0, 0);
+    let mut failures = String::new();
     for (property, result) in properties.iter().zip(&results) {
         let name = &property.listing.full_path;
         match result {
             Ok(results) => {
                 for seed in results {
                     seeds += 1;
-                    let verdict = if seed.passed { "ok" } else { "FAILED" };
-                    println!("seed {name} {} ({}) ... {verdict}", seed.file, seed.kind);
                     if !seed.passed {
                         failed += 1;
-                        println!("    {}", seed.message.replace('\n', "\n    "));
+                        failures.push_str(&format!(
+                            "\n---- seed {name} {} ({}) ----\n{}\n",
+                            seed.file, seed.kind, seed.message
+                        ));
                         if !seed.location.is_empty() {
-                            println!("    at {}", seed.location);
+                            failures.push_str(&format!("at {}\n", seed.location));
                         }
                     }
                 }
             }
             Err(problem) => {
                 errors += 1;
-                println!("error: {name}: {problem}");
+                failures.push_str(&format!("\nerror: {name}: {problem}\n"));
             }
         }
+    }
+    if !failures.is_empty() {
+        println!("\nfailures:{failures}");
     }
     for property in &properties {
         let files = property.seed_files();
@@ -73,8 +83,13 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         println!("{}: {coverage}", property.listing.full_path);
     }
     println!(
-        "\ncovcheck replay: {seeds} seeds of {} properties in {:.0} ms: {} passed, {failed} failed{}",
+        "\ncovcheck replay: {seeds} seeds of {} {} in {:.0} ms: {} passed, {failed} failed{}",
         properties.len(),
+        if properties.len() == 1 {
+            "property"
+        } else {
+            "properties"
+        },
         elapsed.as_secs_f64() * 1000.0,
         seeds - failed,
         if errors > 0 {
@@ -97,14 +112,18 @@ fn replay_property(property: &Property, settings: &Settings) -> Result<Vec<SeedR
     loop {
         let skip = results.iter().map(|r| r.file.clone()).collect();
         let (work, config) = tool_request(property, settings, WorkerMode::Replay { skip });
-        let outcome = run_worker(property, &work, &config, settings, |_| {})?;
+        let outcome = run_worker(property, &work, &config, settings, |event| {
+            if let Event::SeedReplayed(seed) = event {
+                print_verdict(property, seed);
+            }
+        })?;
         results.extend(outcome.replayed);
         if let Some((file, kind)) = outcome.seed_in_flight {
             let how = outcome.death.map_or_else(
                 || "the test binary ended".to_string(),
                 |d| format!("{}: {}", d.kind.describe(), d.detail),
             );
-            results.push(SeedResult {
+            let died = SeedResult {
                 file,
                 kind,
                 passed: false,
@@ -114,7 +133,9 @@ fn replay_property(property: &Property, settings: &Settings) -> Result<Vec<SeedR
                 ),
                 location: String::new(),
                 micros: 0,
-            });
+            };
+            print_verdict(property, &died);
+            results.push(died);
             continue;
         }
         if !outcome.errors.is_empty() {
@@ -128,6 +149,16 @@ fn replay_property(property: &Property, settings: &Settings) -> Result<Vec<SeedR
         }
         return Ok(results);
     }
+}
+
+/// A seed's line, as soon as it has run (properties replay in parallel, so
+/// each line names its property).
+fn print_verdict(property: &Property, seed: &SeedResult) {
+    let verdict = if seed.passed { "ok" } else { "FAILED" };
+    println!(
+        "seed {} {} ({}) ... {verdict}",
+        property.listing.full_path, seed.file, seed.kind
+    );
 }
 
 /// One `<testsuite>` per property, one `<testcase>` per seed.

@@ -210,14 +210,23 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
 
 /// A seed saved from a campaign timeout would hang `cargo test` forever when
 /// the bug is still there; this ends the test binary with an explanation
-/// instead once the replay runs for [`HANG_SECS`].
-pub(crate) struct HangGuard(Option<std::sync::mpsc::Sender<()>>);
+/// instead once the replay runs for [`hang_limit`].
+struct HangGuard(Option<std::sync::mpsc::Sender<()>>);
 
-/// How long a replay of a timeout seed may run (`COVCHECK_HANG_SECS`).
-const HANG_SECS: u64 = 10;
+/// How long replaying one seed may run before it counts as hung: 10 s, or
+/// `COVCHECK_HANG_SECS`. Generous, since replays run on the unoptimised
+/// test build; used by `cargo test` for timeout seeds and by
+/// `cargo covcheck replay` for every seed.
+pub fn hang_limit() -> std::time::Duration {
+    let secs = std::env::var("COVCHECK_HANG_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    std::time::Duration::from_secs(secs)
+}
 
 impl HangGuard {
-    pub(crate) fn for_seed(seed: &Seed) -> HangGuard {
+    fn for_seed(seed: &Seed) -> HangGuard {
         let hung = seed
             .file
             .failure
@@ -226,10 +235,7 @@ impl HangGuard {
         if !hung {
             return HangGuard(None);
         }
-        let secs = std::env::var("COVCHECK_HANG_SECS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(HANG_SECS);
+        let secs = hang_limit().as_secs();
         let (done, wait) = std::sync::mpsc::channel::<()>();
         let path = seed.path.clone();
         std::thread::spawn(move || {

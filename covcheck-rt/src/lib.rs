@@ -44,6 +44,7 @@ pub mod runner;
 pub mod shrink;
 pub mod source;
 pub mod store;
+mod watchdog;
 mod worker;
 
 pub use covcheck_macros::{Generate, covcheck};

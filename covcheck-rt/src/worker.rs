@@ -4,14 +4,15 @@
 //! replays its seeds one by one for `cargo covcheck replay`. See
 //! [`crate::protocol`].
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::config::Config;
-use crate::harness::{HangGuard, PropertyInfo};
+use crate::harness::PropertyInfo;
 use crate::property::PropertyFn;
 use crate::protocol::{Event, Progress, SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, emit};
 use crate::runner::Runner;
 use crate::store::SeedKind;
+use crate::watchdog::Watchdog;
 
 /// The worker request addressed to this property, if any. A request that
 /// cannot be read is reported as an error event and ends the process: the
@@ -40,7 +41,8 @@ pub(crate) fn requested(info: &PropertyInfo) -> Option<WorkerConfig> {
 /// whose summary would only add noise to the supervisor's view.
 pub(crate) fn run(info: &PropertyInfo, property: &PropertyFn<'_>, config: WorkerConfig) {
     if let WorkerMode::Replay { skip } = &config.mode {
-        if let Err(message) = replay_seeds(info, property, skip) {
+        let timeout = Duration::from_millis(config.timeout_ms.max(1));
+        if let Err(message) = replay_seeds(info, property, skip, timeout) {
             emit(&Event::Error { message });
             std::process::exit(2)
         }
@@ -67,15 +69,19 @@ pub(crate) fn run(info: &PropertyInfo, property: &PropertyFn<'_>, config: Worker
 
 /// Replays every saved seed (but those in `skip`) and reports each as its
 /// own result. Needs no instrumentation: `cargo covcheck replay` runs it on
-/// the normal test build, like `cargo test` but seed by seed.
+/// the normal test build, like `cargo test` but seed by seed. A seed that
+/// runs past `timeout` ends the process, which the supervisor reports as a
+/// hang of that seed.
 fn replay_seeds(
     info: &PropertyInfo,
     property: &PropertyFn<'_>,
     skip: &[String],
+    timeout: Duration,
 ) -> Result<(), String> {
     let config = Config::resolve(&info.attributes)?;
     let seeds = info.seed_store().load().map_err(|e| e.to_string())?;
     let runner = Runner::new(property, config);
+    let watchdog = Watchdog::start(timeout);
     let started = Instant::now();
     for seed in &seeds {
         let file = seed
@@ -96,9 +102,9 @@ fn replay_seeds(
             kind: kind.clone(),
         });
         let began = Instant::now();
-        let guard = HangGuard::for_seed(seed);
+        let armed = watchdog.arm();
         let case = runner.replay(seed.indices.clone());
-        drop(guard);
+        drop(armed);
         let failure = case.failure();
         emit(&Event::SeedReplayed(SeedResult {
             file,

@@ -158,6 +158,10 @@ fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
         "the coffee bug is still there:\n{text}"
     );
     assert!(text.contains("seeds cover"), "seed-suite coverage:\n{text}");
+    assert!(
+        text.contains("failures:") && text.contains("found the coffee"),
+        "the failure's message, after the seed lines:\n{text}"
+    );
     let report =
         quick_junit::Report::deserialize_from_str(&fs::read_to_string(&junit).unwrap()).unwrap();
     let cases: Vec<_> = report
@@ -249,9 +253,38 @@ fn minimize_gets_past_inputs_that_crash_or_hang() {
         .unwrap_or_else(|| panic!("a `shrunk` line:\n{text}"));
     assert!(kept.contains("(100%)"), "{kept}");
 
+    assert!(
+        text.contains("cargo covcheck --exact crashy::tests::survives"),
+        "minimize names the command that saves the failure:\n{text}"
+    );
+
+    // `replay` reports both as failed seeds, as each ends (the hang after
+    // COVCHECK_HANG_SECS), and goes on with the others.
+    let replay = fixture
+        .covcheck_command(&["replay"])
+        .env("COVCHECK_HANG_SECS", "1")
+        .output()
+        .unwrap();
+    let text = text_of(&replay);
+    assert_eq!(replay.status.code(), Some(1), "{text}");
+    let verdict = |file: &str| {
+        text.lines()
+            .find(|l| l.starts_with("seed crashy::tests::survives") && l.contains(file))
+            .unwrap_or_else(|| panic!("a line for {file}:\n{text}"))
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(verdict(&format!("{}.toml", "a".repeat(16))), "FAILED");
+    assert_eq!(verdict(&format!("{}.toml", "b".repeat(16))), "FAILED");
+    assert!(
+        text.contains("failures:") && text.contains("timeout: ran longer than 1000 ms"),
+        "{text}"
+    );
+    assert!(text.contains("2 passed, 2 failed"), "{text}");
+
     // The command minimize suggests finds the failure and saves it.
-    let hint = "cargo covcheck --exact crashy::tests::survives";
-    assert!(text.contains(hint), "{text}");
     let campaign = fixture.covcheck(&[
         "--exact",
         "crashy::tests::survives",

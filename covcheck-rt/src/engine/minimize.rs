@@ -25,7 +25,6 @@ use crate::engine::cover::{Candidate, FeatureSet, features_of, forward_pass, gre
 use crate::engine::inflight::Inflight;
 use crate::engine::input::load_corpus_dir;
 use crate::engine::sancov;
-use crate::engine::watchdog::Watchdog;
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::{Case, PropertyFn, execute, take_over_panic_hook};
 use crate::protocol::{
@@ -34,6 +33,7 @@ use crate::protocol::{
 use crate::shrink::{ShrinkBudget, shrink_while};
 use crate::source::{Limits, Source};
 use crate::store::{SeedFile, SeedKind};
+use crate::watchdog::Watchdog;
 
 /// Shrinking one covering input stops here: it only has to keep its
 /// features, and a suite has many inputs.

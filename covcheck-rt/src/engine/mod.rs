@@ -10,8 +10,6 @@
 //! - [`crash`]: reproducing and shrinking inputs that kill the process, one
 //!   forked child per try.
 //! - [`inflight`]: the shared slot that keeps the input in flight.
-//! - [`watchdog`]: the per-execution timeout of workers that run without
-//!   LibAFL's executor.
 
 pub mod campaign;
 pub mod cover;
@@ -22,7 +20,6 @@ pub mod minimize;
 pub mod mutator;
 pub mod sancov;
 pub mod scheduler;
-pub mod watchdog;
 
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::PropertyFn;

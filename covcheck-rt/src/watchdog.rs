@@ -1,5 +1,5 @@
 //! A per-execution timeout for workers that run the property in-process
-//! without LibAFL's executor (`cargo covcheck minimize`).
+//! without LibAFL's executor: `cargo covcheck minimize` and `replay`.
 //!
 //! A thread watches when the execution in progress started and ends the
 //! process with [`EXIT_TIMEOUT`] once it runs past the timeout, which the
@@ -44,10 +44,9 @@ impl Watchdog {
                         "covcheck: an input ran longer than {} ms; ending the worker",
                         timeout.as_millis()
                     );
-                    // SAFETY: `_exit` ends the process at once. Unlike
-                    // `std::process::exit` it runs no exit handlers, which
-                    // could wait on locks the hung thread holds.
-                    unsafe { libc::_exit(EXIT_TIMEOUT) };
+                    // The hung thread may hold locks; std's exit only
+                    // try-locks stdout to flush it, so it cannot wait on them.
+                    std::process::exit(EXIT_TIMEOUT);
                 }
             }
         });
