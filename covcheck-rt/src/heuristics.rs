@@ -11,7 +11,7 @@
 //!
 //! | draw | distribution |
 //! |---|---|
-//! | integer | 15% extremes (`lo`, `hi`, `lo+1`, `hi-1`, target, target±1), 15% AFL interesting values and powers of two ±1 (wrapped to the type's width), 15% small (target ±16), 55% uniform |
+//! | integer | 10% the value of an earlier integer draw of the same input from the same domain (when a few probes find one); otherwise 15% extremes (`lo`, `hi`, `lo+1`, `hi-1`, target, target±1), 15% AFL interesting values and powers of two ±1 (wrapped to the type's width), 15% small (target ±16), 55% uniform |
 //! | length | 10% zero, 10% one, 35% two to eight, 20% boundary (15/16/17, 31/32/33, ..., 255/256/257, and the maximum), 25% uniform up to the maximum |
 //! | float | 30% special (±0, ±1, NaN twice, ±inf, MIN/MAX, MIN_POSITIVE, EPSILON, smallest and largest subnormal, 0.5, 1e±300), 20% small integers, 15% any real in ±16, 15% uniform in ±1000 with three decimals, 20% raw bit patterns |
 //! | char | 50% printable ASCII, 20% nasty characters, 15% other multi-byte ranges, 15% any `char` |
@@ -25,7 +25,7 @@
 //! collections, because most bugs need few elements and small inputs shrink
 //! fast, while the boundary tier reaches off-by-one limits at 2^k.
 
-use crate::choice::IntDomain;
+use crate::choice::{Choice, ChoiceKind, IntDomain};
 use crate::rng::Rng;
 
 /// AFL's `interesting_8`, `interesting_16` and `interesting_32` values.
@@ -58,6 +58,29 @@ pub(crate) const AFL_INTERESTING: [i128; 27] = [
     100663045,
     2147483647,
 ];
+
+/// One draw in ten repeats an earlier integer draw of the same input from
+/// the same domain (the same kind and range of indices, so the same index
+/// is the same value), when a few random probes of `earlier` find one.
+/// Independent uniform draws almost never collide, yet equal values are
+/// where maps, sets, trees and deduplication go wrong: a key inserted
+/// twice, a key deleted after it was inserted, two equal operands. Probing
+/// the choices already recorded costs no memory and no time on the other
+/// nine draws.
+pub fn repeat_earlier(
+    rng: &mut Rng,
+    earlier: &[Choice],
+    kind: ChoiceKind,
+    max: u64,
+) -> Option<u64> {
+    if earlier.is_empty() || !rng.percent(10) {
+        return None;
+    }
+    (0..8).find_map(|_| {
+        let choice = earlier[rng.index(earlier.len())];
+        (choice.kind == kind && choice.max == max).then_some(choice.index)
+    })
+}
 
 /// Picks an integer index for a draw in `domain`, an integer type of `bits`
 /// width and the given signedness, following the table in the module docs.
@@ -311,6 +334,49 @@ mod tests {
         assert_eq!(wrap_to_ordinal(256, 8, false), 0);
         assert_eq!(wrap_to_ordinal(128, 8, true), i8_ord(-128));
         assert_eq!(wrap_to_ordinal(-1, 128, false), u128::MAX);
+    }
+
+    #[test]
+    fn repeats_come_from_the_same_domain_about_one_draw_in_ten() {
+        let int = |zigzag_limit| ChoiceKind::Int { zigzag_limit };
+        let earlier: Vec<Choice> = (0..40)
+            .map(|n| Choice {
+                index: n,
+                max: if n % 2 == 0 { u64::MAX } else { 255 },
+                kind: int(0),
+            })
+            .chain([Choice {
+                index: 7,
+                max: 1,
+                kind: ChoiceKind::Bool,
+            }])
+            .collect();
+        let mut rng = Rng::new(5);
+        let repeats: Vec<u64> = (0..10_000)
+            .filter_map(|_| repeat_earlier(&mut rng, &earlier, int(0), u64::MAX))
+            .collect();
+        assert!((800..1200).contains(&repeats.len()), "{}", repeats.len());
+        assert!(repeats.iter().all(|i| i % 2 == 0), "only the same domain");
+        let none_alike = (0..10_000)
+            .filter_map(|_| repeat_earlier(&mut rng, &earlier, int(3), 1000))
+            .count();
+        assert_eq!(none_alike, 0);
+        assert_eq!(repeat_earlier(&mut rng, &[], int(0), 255), None);
+    }
+
+    #[test]
+    fn random_inputs_repeat_earlier_values() {
+        // Two draws from a domain of two million values: independent draws
+        // collide only through the heuristics' few special values.
+        let equal = (0..2000)
+            .filter(|&seed| {
+                let mut src = crate::source::Source::random(seed, Default::default());
+                let a: u64 = src.draw_int(1_000_000, 3_000_000);
+                let b: u64 = src.draw_int(1_000_000, 3_000_000);
+                a == b
+            })
+            .count();
+        assert!(equal > 150, "{equal} of 2000 pairs equal");
     }
 
     #[test]

@@ -242,6 +242,12 @@ impl Source {
         let index = if let Ok(max) = u64::try_from(max) {
             let zigzag_limit = u64::try_from(domain.zigzag_limit()).unwrap_or(u64::MAX);
             let kind = ChoiceKind::Int { zigzag_limit };
+            // Sometimes the index of an earlier draw from the same domain,
+            // which is the same value.
+            let repeat = match &mut self.mode {
+                Mode::Random(rng) => heuristics::repeat_earlier(rng, &self.choices, kind, max),
+                Mode::Replay(_) => None,
+            };
             if let Some(draws) = &mut self.int_draws {
                 draws.push(IntDraw {
                     position: self.choices.len(),
@@ -250,7 +256,7 @@ impl Source {
                     signed: T::SIGNED,
                 });
             }
-            u128::from(self.draw(kind, max, |rng| pick(rng) as u64))
+            u128::from(self.draw(kind, max, |rng| repeat.unwrap_or_else(|| pick(rng) as u64)))
         } else {
             // A domain wider than 64 bits is recorded as two halves, high first,
             // so that shrinking the high half shrinks the magnitude.
