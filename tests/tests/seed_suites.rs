@@ -308,3 +308,52 @@ fn minimize_gets_past_inputs_that_crash_or_hang() {
         .count();
     assert_eq!(saved, 1, "a failure seed is saved:\n{text}");
 }
+
+/// The corpus keeps inputs as the campaign mutated them, often with choices
+/// the input never used or trailing zeros; covering seeds are saved without
+/// them, and the generators' own (instrumented) code takes other branches
+/// for an implied zero. The features minimize counts must be those of what
+/// it saves, or a feature only the untrimmed input reached goes missing.
+#[test]
+fn minimize_counts_the_features_of_the_inputs_it_saves() {
+    let fixture = Fixture::new(
+        "trimmed",
+        r#"
+    #[covcheck]
+    fn twice_is_even(v: Vec<u8>) {
+        assert_eq!(v.len() * 2 % 2, 0);
+    }
+"#,
+    );
+    // The corpus cache lives in the shared target directory: start afresh.
+    let _ = fs::remove_dir_all(
+        covcheck_e2e::target_dir().join("covcheck/corpus/trimmed.trimmed..tests..twice_is_even"),
+    );
+    let campaign = fixture.covcheck(&["--runs", "50000", "--seed", "1"]);
+    assert!(campaign.status.success(), "{}", text_of(&campaign));
+    for run in ["first", "second"] {
+        let minimize = fixture.covcheck(&["minimize", "--save"]);
+        let text = text_of(&minimize);
+        assert!(minimize.status.success(), "{text}");
+        let kept = text
+            .lines()
+            .find(|l| l.contains("measured features"))
+            .unwrap_or_else(|| panic!("a `shrunk` line:\n{text}"));
+        assert!(kept.contains("(100%)"), "{run} run: {kept}\n{text}");
+        // One file per saved input: no two picks are the same input.
+        let saved: usize = text
+            .split("saved ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a `saved` line:\n{text}"));
+        assert_eq!(
+            saved,
+            fixture.seed_files("twice_is_even").len(),
+            "{run} run:\n{text}"
+        );
+        if run == "second" {
+            assert!(text.contains("(0 new)"), "nothing changes:\n{text}");
+        }
+    }
+}

@@ -230,28 +230,37 @@ pub fn run(
         } else if case.failure().is_some() {
             report.failing_inputs += 1;
             report.failing_seeds.push(name);
-        } else {
-            let choices = trim_trailing_zeros(&case.indices()).to_vec();
-            if seen.insert(choices.clone()) {
-                candidates.push(Measured {
-                    choices,
-                    features,
-                    seed: true,
-                });
-            }
+        } else if seen.insert(seed.indices.clone()) {
+            // As stored: an equal selection keeps this very file.
+            candidates.push(Measured {
+                choices: seed.indices.clone(),
+                features,
+                seed: true,
+            });
         }
     }
     on_disk_stats.features = on_disk.len();
     report.seeds_before = on_disk_stats;
     for choices in load_corpus_dir(&request.corpus_dir) {
-        let Some((case, features)) = meter.measure(&choices) else {
+        let Some((case, mut features)) = meter.measure(&choices) else {
             continue;
         };
         if case.failure().is_some() {
             report.failing_inputs += 1;
             continue;
         }
-        let choices = trim_trailing_zeros(&case.indices()).to_vec();
+        // Kept without the choices it did not use and its trailing zeros,
+        // and measured that way: the generators' own code (compiled into the
+        // instrumented crate) takes another branch for an implied zero than
+        // for a recorded one, so the features must be those of what is saved.
+        let trimmed = trim_trailing_zeros(&case.indices()).to_vec();
+        if trimmed != choices {
+            let Some((_, again)) = meter.measure(&trimmed) else {
+                continue;
+            };
+            features = again;
+        }
+        let choices = trimmed;
         if seen.insert(choices.clone()) {
             report.corpus_inputs += 1;
             candidates.push(Measured {
@@ -362,16 +371,24 @@ pub fn run(
             seed: false,
         };
     }
-    let mut final_taken = seeds_first(&suite);
+    // Two inputs can shrink to the same one; a seed file holds it once.
+    let mut taken_choices: HashSet<Vec<u64>> = HashSet::new();
+    let mut final_taken: Vec<usize> = seeds_first(&suite)
+        .into_iter()
+        .filter(|&n| taken_choices.insert(suite[n].choices.clone()))
+        .collect();
     // Shrinking keeps every feature by construction; should a flaky feature
     // (one that depends on more than the input) go missing, the original
-    // input that reached it comes back rather than losing coverage.
+    // input that reached it comes back rather than losing coverage (unless
+    // the suite already holds that very input: then the feature is flaky in
+    // it too, and a second copy would not help).
     let mut reached = covered.clone();
     for &n in &final_taken {
         reached.extend(&suite[n].features);
     }
     for original in originals {
-        if reached.missing(&original.features) > 0 {
+        if reached.missing(&original.features) > 0 && taken_choices.insert(original.choices.clone())
+        {
             reached.extend(&original.features);
             suite.push(original);
             final_taken.push(suite.len() - 1);
