@@ -20,7 +20,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use libafl::corpus::HasCurrentCorpusId;
-use libafl::corpus::{Corpus, CorpusId, InMemoryCorpus};
+use libafl::corpus::{Corpus, CorpusId, InMemoryCorpus, Testcase};
 use libafl::events::SimpleEventManager;
 use libafl::executors::hooks::inprocess::HasTimeout;
 use libafl::executors::hooks::timer::TimerStruct;
@@ -115,8 +115,8 @@ impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for CovcheckMutator<'_, '_> 
 }
 
 /// The corpus feedback: what the harness's [`Novelty`] check said of the
-/// execution that just ran.
-struct NewCoverage(Rc<Cell<bool>>);
+/// execution that just ran; an input that enters the corpus is recorded.
+struct NewCoverage(Rc<RefCell<Novelty>>);
 
 impl Named for NewCoverage {
     fn name(&self) -> &std::borrow::Cow<'static, str> {
@@ -136,7 +136,23 @@ impl<EM, I, OT, S> Feedback<EM, I, OT, S> for NewCoverage {
         _observers: &OT,
         _exit_kind: &ExitKind,
     ) -> Result<bool, libafl::Error> {
-        Ok(self.0.get())
+        Ok(self.0.borrow().last_was_new())
+    }
+
+    fn append_metadata(
+        &mut self,
+        _state: &mut S,
+        _manager: &mut EM,
+        _observers: &OT,
+        _testcase: &mut Testcase<I>,
+    ) -> Result<(), libafl::Error> {
+        let (map, len) = sancov::counters();
+        // SAFETY: the counters section lives as long as the process; they
+        // still hold the classified counts of the input being added.
+        self.0
+            .borrow_mut()
+            .commit(unsafe { std::slice::from_raw_parts_mut(map, len) });
+        Ok(())
     }
 }
 
@@ -173,8 +189,7 @@ pub fn run(
     // Times are measured from the first execution, as the benchmark's probe
     // does for every tool (setting LibAFL up is not searching).
     let first_exec: Cell<Option<Instant>> = Cell::new(None);
-    let mut novelty = Novelty::default();
-    let new_coverage = Rc::new(Cell::new(false));
+    let novelty = Rc::new(RefCell::new(Novelty::default()));
     let mut harness = |input: &ChoiceInput| {
         if first_exec.get().is_none() {
             first_exec.set(Some(Instant::now()));
@@ -189,7 +204,7 @@ pub fn run(
         // SAFETY: the counters section lives as long as the process, and
         // nothing else touches it while the harness runs.
         let counters = unsafe { std::slice::from_raw_parts_mut(map, map_len) };
-        new_coverage.set(novelty.observe(counters));
+        novelty.borrow_mut().observe(counters);
         match case.status {
             Status::Failed(ref failure) if !known.borrow().contains(&failure.origin) => {
                 let mut caught = caught.borrow_mut();
@@ -210,7 +225,7 @@ pub fn run(
     // clears the counters before each execution.
     // SAFETY: the counters section lives as long as the process.
     let observer = unsafe { StdMapObserver::from_mut_ptr("counters", map, map_len) };
-    let mut feedback = NewCoverage(new_coverage.clone());
+    let mut feedback = NewCoverage(novelty.clone());
     let mut objective = feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new());
     let mut state = StdState::new(
         StdRand::with_seed(request.rng_seed),
