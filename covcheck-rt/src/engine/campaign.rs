@@ -60,6 +60,9 @@ const STALL_EXECS: u64 = 20_000;
 /// Fresh random inputs evaluated to start a campaign.
 const INITIAL_INPUTS: u64 = 32;
 const STATUS_EVERY: Duration = Duration::from_millis(500);
+/// Fresh random inputs per mutation round once coverage has stalled at the
+/// full size bound (one otherwise).
+const STALLED_FRESH: usize = 16;
 
 /// The LibAFL mutator: learns each corpus entry's shape once, then applies
 /// [`ChoiceMutator`].
@@ -353,8 +356,13 @@ pub fn run(
             .fuzz_one(&mut stages, &mut executor, &mut state, &mut mgr)
             .map_err(|e| e.to_string())?;
         // A fresh heuristic input now and then keeps the campaign at least as
-        // strong as plain random testing.
-        if caught.borrow().is_none() {
+        // strong as plain random testing; more of them once mutation has
+        // stalled at the full size bound.
+        let stalled = bound.get() >= limits.max_len && execs.get() - last_growth.1 > STALL_EXECS;
+        for _ in 0..if stalled { STALLED_FRESH } else { 1 } {
+            if caught.borrow().is_some() {
+                break;
+            }
             let input = ChoiceInput {
                 choices: fresh(&mut rng, bound.get()),
             };
