@@ -125,8 +125,8 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
         .clamp(1, properties.len());
     if args.message_format == cli::MessageFormat::Human {
         eprintln!(
-            "covcheck: {} properties, {} at a time, RNG seed {seed}",
-            properties.len(),
+            "covcheck: {}, {} at a time, RNG seed {seed}",
+            report::properties(properties.len()),
             jobs
         );
     }

@@ -83,13 +83,8 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         println!("{}: {coverage}", property.listing.full_path);
     }
     println!(
-        "\ncovcheck replay: {seeds} seeds of {} {} in {:.0} ms: {} passed, {failed} failed{}",
-        properties.len(),
-        if properties.len() == 1 {
-            "property"
-        } else {
-            "properties"
-        },
+        "\ncovcheck replay: {seeds} seeds of {} in {:.0} ms: {} passed, {failed} failed{}",
+        crate::report::properties(properties.len()),
         elapsed.as_secs_f64() * 1000.0,
         seeds - failed,
         if errors > 0 {

@@ -205,8 +205,8 @@ impl<'a> Reporter<'a> {
             }
             let failures: usize = self.results.iter().map(|r| r.failures.len()).sum();
             table.push_str(&format!(
-                "\n{} properties, {} failure(s){}",
-                self.properties.len(),
+                "\n{}, {} failure(s){}",
+                properties(self.properties.len()),
                 failures,
                 if failed { "" } else { ": all passed" }
             ));
@@ -230,6 +230,15 @@ fn status_line(p: &Progress, findings: usize) -> String {
         p.edges,
         p.corpus
     )
+}
+
+/// "1 property", "2 properties".
+pub fn properties(count: usize) -> String {
+    if count == 1 {
+        "1 property".to_string()
+    } else {
+        format!("{count} properties")
+    }
 }
 
 /// 1234 → "1.2k", 1234567 → "1.2M".
