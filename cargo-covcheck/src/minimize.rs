@@ -262,16 +262,10 @@ fn save(
     );
     // Covering seeds that now fail (panic, crash or hang) are never stale:
     // each shows a bug, which `cargo test` reports until it is fixed.
-    let name_of = |seed: &Seed| {
-        seed.path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
     let (failing, stale): (Vec<&Seed>, Vec<&Seed>) = before
         .iter()
-        .filter(|s| s.file.kind == SeedKind::Covering && !kept.contains(&name_of(s)))
-        .partition(|s| report.failing_seeds.contains(&name_of(s)));
+        .filter(|s| s.file.kind == SeedKind::Covering && !kept.contains(&s.file_name()))
+        .partition(|s| report.failing_seeds.contains(&s.file_name()));
     if !failing.is_empty() {
         println!(
             "  {} covering seed(s) now fail and are kept, so that `cargo test` shows the bug:",

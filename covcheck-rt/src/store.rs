@@ -121,6 +121,17 @@ pub struct Seed {
     pub indices: Vec<u64>,
 }
 
+impl Seed {
+    /// The seed's file name, which names it in reports and in the
+    /// seed-suite coverage record.
+    pub fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
 /// Why the seeds of a property could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {

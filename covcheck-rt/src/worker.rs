@@ -84,11 +84,7 @@ fn replay_seeds(
     let watchdog = Watchdog::start(timeout);
     let started = Instant::now();
     for seed in &seeds {
-        let file = seed
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let file = seed.file_name();
         if skip.contains(&file) {
             continue;
         }

@@ -578,8 +578,8 @@ fn extras(
     } else {
         (1_000_000, 11_000_000)
     };
-    let plain_rate = (large - small) as f64
-        / (time_trivial(harness, suite, large)? - time_trivial(harness, suite, small)?).max(1e-9);
+    let plain_rate =
+        campaigns::rate_between(small, large, |cases| time_trivial(harness, suite, cases))?;
     let replay = replay_1000_seeds(suite, harness)?;
     let (normal, instrumented) = rebuild_times(suite, covcheck, target_dir)?;
     Ok(format!(

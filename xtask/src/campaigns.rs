@@ -244,8 +244,17 @@ fn plain_cases_per_second(root: &Path, target_dir: &Path) -> Result<f64, String>
         }
         Ok(started.elapsed().as_secs_f64())
     };
-    let (small, large) = (1_000_000u64, 11_000_000u64);
     time(1)?; // build
+    rate_between(1_000_000, 11_000_000, time)
+}
+
+/// Cases per second from timing `small` and `large` cases, so that the
+/// costs every run pays once (building, starting up) cancel out.
+pub fn rate_between(
+    small: u64,
+    large: u64,
+    mut time: impl FnMut(u64) -> Result<f64, String>,
+) -> Result<f64, String> {
     let t_small = time(small)?;
     let t_large = time(large)?;
     Ok((large - small) as f64 / (t_large - t_small).max(1e-9))

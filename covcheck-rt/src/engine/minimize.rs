@@ -163,14 +163,14 @@ pub fn run(
     }
     let inflight = Inflight::open(&request.inflight_path)
         .map_err(|e| format!("cannot map {}: {e}", request.inflight_path.display()))?;
-    let skip: HashSet<Vec<u64>> = match &request.mode {
+    let skip = match &request.mode {
         WorkerMode::Minimize { skip } => skip.iter().cloned().collect(),
         _ => HashSet::new(),
     };
     let guard = Guard {
         inflight: RefCell::new(inflight),
         execs: Cell::new(0),
-        skip: skip.clone(),
+        skip,
         watchdog: Watchdog::start(Duration::from_millis(request.timeout_ms.max(1))),
     };
     let guarded = |src: &mut Source| guard.run(property, src);
@@ -178,7 +178,7 @@ pub fn run(
     take_over_panic_hook();
     let mut meter = Meter {
         property,
-        skip: &skip,
+        skip: &guard.skip,
         limits,
         counters,
         len,
@@ -208,11 +208,7 @@ pub fn run(
             report.unmeasured_failure_seeds += 1;
             continue;
         }
-        let name = seed
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = seed.file_name();
         let Some((case, features)) = meter.measure(&seed.indices) else {
             // It ended an earlier worker (the supervisor names it): failing,
             // and measured as reaching nothing.
