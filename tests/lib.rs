@@ -14,21 +14,67 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// One target directory for all fixtures, kept between runs, so that
-/// LibAFL and the runtime are built once.
+/// LibAFL and the runtime are built once: `e2e/` inside the workspace's
+/// target directory, wherever cargo puts that (`CARGO_TARGET_DIR`,
+/// `--target-dir` or `build.target-dir`).
 pub fn target_dir() -> PathBuf {
-    workspace_root().join("target/e2e")
+    built_cargo_covcheck().target_dir.join("e2e")
 }
 
 /// Builds `cargo-covcheck` (dev profile) and returns its path.
 pub fn cargo_covcheck() -> PathBuf {
+    built_cargo_covcheck().executable.clone()
+}
+
+/// The `cargo-covcheck` executable and the target directory it was built in.
+pub struct Built {
+    pub executable: PathBuf,
+    pub target_dir: PathBuf,
+}
+
+/// Builds `cargo-covcheck` once per test process and asks cargo where the
+/// executable went, rather than guessing `target/debug`: a configured
+/// target directory would leave a stale or missing binary there.
+pub fn built_cargo_covcheck() -> &'static Built {
+    static BUILT: std::sync::OnceLock<Built> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        let executable = build_executable(&workspace_root(), "cargo-covcheck");
+        // <target>/debug/cargo-covcheck
+        let target_dir = executable
+            .parent()
+            .and_then(Path::parent)
+            .expect("the executable lies in <target>/<profile>/")
+            .to_path_buf();
+        Built {
+            executable,
+            target_dir,
+        }
+    })
+}
+
+/// Builds package `package` of the workspace at `root` (dev profile) and
+/// returns its executable's path, as cargo reports it.
+pub fn build_executable(root: &Path, package: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "-p", "cargo-covcheck"])
-        .current_dir(workspace_root())
-        .status()
+    let output = Command::new(cargo)
+        .args(["build", "--quiet", "--message-format=json", "-p", package])
+        .current_dir(root)
+        .stderr(std::process::Stdio::inherit())
+        .output()
         .unwrap();
-    assert!(status.success(), "cargo-covcheck builds");
-    workspace_root().join("target/debug/cargo-covcheck")
+    assert!(output.status.success(), "{package} builds");
+    executable_of(&String::from_utf8_lossy(&output.stdout), package)
+        .unwrap_or_else(|| panic!("cargo reported no executable for {package}"))
+}
+
+/// The `executable` of `package`'s compiler-artifact message in cargo's
+/// JSON output.
+pub fn executable_of(messages: &str, package: &str) -> Option<PathBuf> {
+    messages
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == package)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
 }
 
 /// A scratch crate whose `src/lib.rs` holds a `#[cfg(test)] mod tests`.

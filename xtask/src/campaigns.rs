@@ -50,7 +50,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         .expect("workspace root")
         .to_path_buf();
     let covcheck = build_cargo_covcheck(&root)?;
-    let target_dir = root.join("target/examples");
+    let target_dir = target_dir_of(&covcheck).join("examples");
 
     println!("| example | found | median execs to bug | median ms to bug | median exec/s |");
     println!("|---|---|---|---|---|");
@@ -126,18 +126,43 @@ pub fn main(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds cargo-covcheck. The dev profile is enough: it only builds,
-/// supervises and reports; the workers run the instrumented, optimised code.
+/// Builds cargo-covcheck and returns its path, as cargo reports it (the
+/// target directory may be configured anywhere). The dev profile is enough:
+/// it only builds, supervises and reports; the workers run the
+/// instrumented, optimised code.
 pub(crate) fn build_cargo_covcheck(root: &Path) -> Result<PathBuf, String> {
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "cargo-covcheck"])
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "--message-format=json",
+            "-p",
+            "cargo-covcheck",
+        ])
         .current_dir(root)
-        .status()
+        .stderr(Stdio::inherit())
+        .output()
         .map_err(|e| e.to_string())?;
-    if !status.success() {
+    if !output.status.success() {
         return Err("building cargo-covcheck failed".to_string());
     }
-    Ok(root.join("target/debug/cargo-covcheck"))
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "cargo-covcheck")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .ok_or_else(|| "cargo reported no cargo-covcheck executable".to_string())
+}
+
+/// The workspace's target directory (`target/`, or wherever
+/// `CARGO_TARGET_DIR` or `--target-dir` put it), from the path of an
+/// executable built in it.
+pub(crate) fn target_dir_of(executable: &Path) -> PathBuf {
+    executable
+        .parent()
+        .and_then(Path::parent)
+        .expect("executables lie in <target>/<profile>/")
+        .to_path_buf()
 }
 
 pub(crate) struct Run {
