@@ -10,7 +10,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
+    // Readable by all, like any file a user writes (tempfile's default is 0600).
+    let mut temp = tempfile::Builder::new()
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)
         .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
     std::io::Write::write_all(&mut temp, bytes)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -39,7 +39,14 @@ What happens:
      source, and reported with the `cargo test` command that reproduces it;
      plain `cargo test` then replays it forever.
 
-Exit status: 0 nothing failed, 1 a property failed, 2 usage or build error.";
+Exit status:
+  0    every property ran and nothing failed
+  1    a property failed (its findings are reported and saved)
+  2    usage or build error
+  4    no property matched: nothing was tested
+  130  interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: the workers are
+       stopped, the corpus cache is kept (the next run resumes from it) and
+       the summary is printed";
 
 #[derive(Args, Debug)]
 #[command(version, about, after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
@@ -102,7 +109,8 @@ Example GitHub Actions step:
   - run: cargo install --locked cargo-covcheck
   - run: cargo covcheck replay --junit covcheck.xml
 
-Exit status: 0 every seed passed, 1 a seed failed, 2 usage or build error.";
+Exit status: 0 every seed passed, 1 a seed failed, 2 usage or build error,
+4 no property matched.";
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct MinimizeArgs {
@@ -121,7 +129,7 @@ pub struct MinimizeArgs {
     #[arg(long, requires = "save")]
     pub prune: bool,
     /// Properties to minimize at once (default: the number of cores).
-    #[arg(short, long, value_name = "N")]
+    #[arg(short, long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub limits: ExecutionLimits,
@@ -133,7 +141,7 @@ pub struct MinimizeArgs {
 #[derive(Args, Debug, Clone, Default)]
 pub struct ExecutionLimits {
     /// Per-execution timeout; an input running longer is a finding.
-    #[arg(long, value_parser = parse_duration, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = parse_duration, default_value = "1s", value_name = "DURATION", allow_hyphen_values = true)]
     pub timeout: Duration,
     /// Memory limit (resident set) of a worker in MiB; exceeding it is a finding.
     #[arg(long, default_value_t = 2048, value_name = "MB")]
@@ -204,13 +212,13 @@ pub struct RunArgs {
     #[command(flatten)]
     pub build: BuildArgs,
     /// Time budget per property, e.g. `30s`, `5m`, `1h` (default 60s unless --runs is given).
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", allow_hyphen_values = true)]
     pub time: Option<Duration>,
     /// Execution budget per property (deterministic with --seed).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: Option<u64>,
     /// Properties to run at once (default: the number of cores).
-    #[arg(short, long, value_name = "N")]
+    #[arg(short, long, value_name = "N", value_parser = parse_jobs)]
     pub jobs: Option<usize>,
     /// RNG seed of the campaigns (default: from the clock). Each property derives its own.
     #[arg(long, value_name = "N")]
@@ -248,9 +256,24 @@ pub enum MessageFormat {
     Json,
 }
 
-/// Parses `500ms`, `30s`, `5m`, `2h` or a bare number of seconds.
+/// `-j N`: at least one.
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("0 jobs would run nothing; give 1 or more".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a number of jobs")),
+    }
+}
+
+/// Parses `500ms`, `30s`, `5m`, `2h` or a bare number of seconds; a budget
+/// or a timeout of zero would run nothing, so it is refused.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
+    if text.starts_with('-') {
+        return Err(format!(
+            "`{text}` is negative; write e.g. 30s, 5m, 1h or 500ms"
+        ));
+    }
     let split = text
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(text.len());
@@ -269,7 +292,13 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             ));
         }
     };
-    Ok(Duration::from_secs_f64(seconds))
+    let duration = Duration::from_secs_f64(seconds);
+    if duration.is_zero() {
+        return Err(format!(
+            "`{text}` is zero, which would run nothing; give a longer time"
+        ));
+    }
+    Ok(duration)
 }
 
 #[cfg(test)]
@@ -283,6 +312,27 @@ mod tests {
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_duration("2"), Ok(Duration::from_secs(2)));
         assert!(parse_duration("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn budgets_that_run_nothing_are_refused() {
+        for args in [
+            &["cargo", "covcheck", "--time", "0"][..],
+            &["cargo", "covcheck", "--time", "0s"],
+            &["cargo", "covcheck", "--time", "-5s"],
+            &["cargo", "covcheck", "--runs", "0"],
+            &["cargo", "covcheck", "-j", "0"],
+            &["cargo", "covcheck", "--timeout", "0ms"],
+        ] {
+            let error = Cargo::try_parse_from(args).expect_err("refused");
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{args:?}"
+            );
+        }
+        let error = Cargo::try_parse_from(["cargo", "covcheck", "--time", "-5s"]).unwrap_err();
+        assert!(error.to_string().contains("negative"), "{error}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! property registers itself before `main`, and prints its description when
 //! [`LIST_ENV`] is set. `--list` keeps libtest from running any test.
 
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use covcheck_rt::protocol::{LIST_ENV, ListedProperty, parse_listing};
@@ -13,22 +14,26 @@ use crate::compile::TestBinary;
 pub struct Property {
     pub listing: ListedProperty,
     pub binary: TestBinary,
+    /// `--manifest-path` as the user gave it, so that the rerun command
+    /// works from where `cargo covcheck` was run.
+    pub manifest_path: Option<PathBuf>,
 }
 
 impl Property {
-    /// The command that reproduces a failure of this property.
+    /// The command that reproduces a failure of this property, from the
+    /// directory `cargo covcheck` was run in.
     pub fn rerun_command(&self) -> String {
+        let manifest = self
+            .manifest_path
+            .as_ref()
+            .map(|path| format!(" --manifest-path {}", shell_word(&path.to_string_lossy())))
+            .unwrap_or_default();
         format!(
-            "cargo test -p {} {} -- {} --exact",
+            "cargo test{manifest} -p {} {} -- {} --exact",
             self.listing.package,
             self.listing.target_args.join(" "),
             self.listing.test_name
         )
-    }
-
-    /// Number of seed files saved for the property.
-    pub fn seed_count(&self) -> usize {
-        self.seed_files().len()
     }
 
     /// The property's seed file names, as they are on disk now, sorted.
@@ -64,6 +69,19 @@ impl Filter<'_> {
     }
 }
 
+/// `word` as a shell reads it: unchanged when it is plain, single-quoted
+/// otherwise.
+fn shell_word(word: &str) -> String {
+    let plain = word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c));
+    if plain && !word.is_empty() {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 pub fn discover(binaries: &[TestBinary], filter: Filter<'_>) -> Result<Vec<Property>, String> {
     let mut properties = Vec::new();
     for binary in binaries {
@@ -88,6 +106,7 @@ pub fn discover(binaries: &[TestBinary], filter: Filter<'_>) -> Result<Vec<Prope
                     properties.push(Property {
                         listing,
                         binary: binary.clone(),
+                        manifest_path: None,
                     });
                 }
                 Some(Err(problem)) => {

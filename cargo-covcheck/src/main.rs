@@ -15,6 +15,7 @@ mod atomic;
 mod cli;
 mod compile;
 mod discover;
+mod interrupt;
 mod minimize;
 mod replay;
 mod report;
@@ -27,6 +28,7 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+use covcheck_rt::store::SeedStore;
 
 use crate::cli::{Cargo, Command, ListArgs, RunArgs};
 use crate::discover::Property;
@@ -54,18 +56,26 @@ fn main() {
     }));
 }
 
+/// Exit status when no property matched, so nothing was tested (the code
+/// cargo-nextest uses for "no tests to run").
+pub(crate) const EXIT_NOTHING_TESTED: i32 = 4;
+
 fn build_and_discover(
     build: &cli::BuildArgs,
     filter: discover::Filter<'_>,
     kind: compile::Build,
 ) -> Result<(compile::Plan, Vec<Property>), String> {
     let plan = compile::plan(build)?;
+    supervise::remove_finished_work_dirs(&plan.covcheck_dir);
     let binaries = compile::build(&plan, build, kind)?;
-    let properties = discover::discover(&binaries, filter)?;
+    let mut properties = discover::discover(&binaries, filter)?;
+    for property in &mut properties {
+        property.manifest_path.clone_from(&build.manifest_path);
+    }
     if properties.is_empty() {
         let note = filter
             .text
-            .map(|f| format!(" match `{f}`"))
+            .map(|f| format!(" match `{f}`; `cargo covcheck list` shows them all"))
             .unwrap_or_default();
         eprintln!("no #[covcheck] properties{note}");
     }
@@ -79,11 +89,11 @@ fn run_list(args: &ListArgs) -> Result<i32, String> {
     };
     let (_, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
     for property in &properties {
-        println!(
-            "{}  ({} seeds)",
-            property.listing.full_path,
-            property.seed_count()
-        );
+        let (seeds, unreadable) = SeedStore::in_dir(property.listing.seed_dir.clone()).load_valid();
+        println!("{}  ({} seeds)", property.listing.full_path, seeds.len());
+        for error in unreadable {
+            eprintln!("warning: {error}");
+        }
     }
     Ok(0)
 }
@@ -95,7 +105,7 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
     };
     let (plan, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
     if properties.is_empty() {
-        return Ok(0);
+        return Ok(EXIT_NOTHING_TESTED);
     }
     let seed = args.seed.unwrap_or_else(|| {
         SystemTime::now()
@@ -130,6 +140,7 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
             jobs
         );
     }
+    interrupt::install();
     let (tx, rx) = mpsc::channel();
     let next = AtomicUsize::new(0);
     let mut reporter = Reporter::new(args.message_format, &properties);
@@ -152,5 +163,7 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
             reporter.handle(update);
         }
     });
-    Ok(reporter.finish())
+    let interrupted = interrupt::interrupted();
+    let code = reporter.finish(interrupted.map(interrupt::signal_name));
+    Ok(interrupted.map_or(code, |signal| 128 + signal))
 }

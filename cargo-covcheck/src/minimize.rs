@@ -26,7 +26,7 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
     };
     let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Instrumented)?;
     if properties.is_empty() {
-        return Ok(0);
+        return Ok(crate::EXIT_NOTHING_TESTED);
     }
     let settings = Settings::for_tools(plan.covcheck_dir.clone());
     let settings = Settings {

@@ -24,6 +24,9 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         exact: args.exact,
     };
     let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Plain)?;
+    if properties.is_empty() {
+        return Ok(crate::EXIT_NOTHING_TESTED);
+    }
     let settings = Settings {
         timeout: covcheck_rt::harness::hang_limit(),
         ..Settings::for_tools(plan.covcheck_dir.clone())

@@ -109,6 +109,11 @@ impl<'a> Reporter<'a> {
                     self.println(&finding_report(&self.properties[i], &reported));
                 }
             }
+            Update::Warning(i, message) => {
+                if self.format == MessageFormat::Human {
+                    self.println(&format!("warning: {}: {message}", self.name(i)));
+                }
+            }
             Update::Error(i, message) => {
                 self.results[i].errors += 1;
                 if self.format == MessageFormat::Human {
@@ -142,6 +147,7 @@ impl<'a> Reporter<'a> {
                 }),
             ),
             Update::Error(i, message) => (*i, json!({"event": "error", "message": message})),
+            Update::Warning(i, message) => (*i, json!({"event": "warning", "message": message})),
             Update::Finished(i, s) => (
                 *i,
                 json!({
@@ -159,8 +165,9 @@ impl<'a> Reporter<'a> {
         println!("{value}");
     }
 
-    /// Prints the summary table (human format) and returns the exit status.
-    pub fn finish(self) -> i32 {
+    /// Prints the summary table (human format) and returns the exit status;
+    /// `interrupted` names the signal that cut the run short, if one did.
+    pub fn finish(self, interrupted: Option<&str>) -> i32 {
         let failed = self
             .results
             .iter()
@@ -204,13 +211,21 @@ impl<'a> Reporter<'a> {
                 ));
             }
             let failures: usize = self.results.iter().map(|r| r.failures.len()).sum();
+            let verdict = match interrupted {
+                Some(signal) => format!(
+                    ": interrupted by {signal}; the corpus cache is kept and the next run resumes from it"
+                ),
+                None if failed => String::new(),
+                None => ": all passed".to_string(),
+            };
             table.push_str(&format!(
-                "\n{}, {} failure(s){}",
+                "\n{}, {} failure(s){verdict}",
                 properties(self.properties.len()),
                 failures,
-                if failed { "" } else { ": all passed" }
             ));
             eprintln!("{table}");
+        } else if let Some(signal) = interrupted {
+            println!("{}", json!({"event": "interrupted", "signal": signal}));
         }
         i32::from(failed)
     }
@@ -282,6 +297,10 @@ pub fn finding_report(property: &Property, reported: &Reported) -> String {
     };
     let message = f.message.replace('\n', "\n    ");
     match f.kind {
+        FailureKind::Panic if f.flaky => out.push_str(&format!(
+            "  Panicked{location}, but passed when replayed: the property is not deterministic \
+             (it depends on time, randomness or state outside its arguments):\n    {message}\n"
+        )),
         FailureKind::Panic => out.push_str(&format!("  Panicked{location}:\n    {message}\n")),
         kind => out.push_str(&format!(
             "  {}{location}: {message}\n",

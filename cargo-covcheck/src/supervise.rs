@@ -28,6 +28,7 @@ use covcheck_rt::source::Limits;
 use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, FailureRecord, SeedFile, SeedKind, SeedStore};
 
 use crate::discover::Property;
+use crate::interrupt;
 
 /// How every campaign of this invocation runs.
 #[derive(Clone, Debug)]
@@ -66,14 +67,41 @@ impl Settings {
 }
 
 /// Where a property's campaign state lives under `<target>/covcheck`: its
-/// work directory (worker requests, logs, in-flight slots) and its corpus
-/// cache.
+/// work directory (worker requests, logs, in-flight slots), one per
+/// `cargo covcheck` process so that two runs on one crate never share an
+/// in-flight slot, and its corpus cache, shared by all runs.
 pub fn property_dirs(property: &Property, covcheck_dir: &Path) -> (PathBuf, PathBuf) {
     let key = property_key(property);
     (
-        covcheck_dir.join("work").join(&key),
+        run_work_dir(covcheck_dir, std::process::id()).join(&key),
         covcheck_dir.join("corpus").join(&key),
     )
+}
+
+fn run_work_dir(covcheck_dir: &Path, pid: u32) -> PathBuf {
+    covcheck_dir.join("work").join(format!("run-{pid}"))
+}
+
+/// Removes the work directories of earlier runs whose process is gone. A
+/// run's own directory (its logs) stays until then, for a look after it.
+pub fn remove_finished_work_dirs(covcheck_dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(covcheck_dir.join("work")) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("run-")?.parse::<i32>().ok());
+        // SAFETY: kill(2) with signal 0 only checks that the process exists.
+        let gone = pid.is_some_and(|pid| {
+            let alive = unsafe { libc::kill(pid, 0) } == 0;
+            !alive && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        });
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The request of a worker that runs no campaign (`minimize`, `replay`), and
@@ -119,6 +147,8 @@ pub enum Update {
     Crashed(usize, FailureKind),
     Finding(usize, Box<Reported>),
     Error(usize, String),
+    /// Something to fix that did not stop the campaign.
+    Warning(usize, String),
     Finished(usize, Summary),
 }
 
@@ -163,7 +193,10 @@ pub fn run_property(
     loop {
         let runs = settings.runs.map(|r| r.saturating_sub(summary.execs));
         let time = settings.time.map(|t| t.saturating_sub(started.elapsed()));
-        if runs == Some(0) || time.is_some_and(|t| t.is_zero()) {
+        if runs == Some(0)
+            || time.is_some_and(|t| t.is_zero())
+            || interrupt::interrupted().is_some()
+        {
             break;
         }
         let config = WorkerConfig {
@@ -187,7 +220,10 @@ pub fn run_property(
             Event::Status(p) => {
                 let _ = updates.send(Update::Progress(index, offset(*p, &summary)));
             }
-            Event::Started { .. } => {}
+            // Said by every restarted worker: once is enough.
+            Event::Warning { message } if attempt == 1 => {
+                let _ = updates.send(Update::Warning(index, message.clone()));
+            }
             _ => {}
         }) {
             Ok(outcome) => outcome,
@@ -201,6 +237,9 @@ pub fn run_property(
         summary.execs += progress.execs;
         summary.edges = summary.edges.max(progress.edges);
         summary.corpus = summary.corpus.max(progress.corpus);
+        if outcome.interrupted.is_some() {
+            break;
+        }
         for message in outcome.errors {
             summary.errors += 1;
             let _ = updates.send(Update::Error(index, message));
@@ -220,6 +259,7 @@ pub fn run_property(
                 found_after_us: 0,
                 shrink_runs: 0,
                 shrink_note: Some("not shrunk".to_string()),
+                flaky: false,
             });
             finding.execs_to_find = summary.execs; // the dead worker's are counted
             finding.found_after_us = started.elapsed().as_micros() as u64;
@@ -329,6 +369,8 @@ pub struct WorkerOutcome {
     pub replayed: Vec<SeedResult>,
     /// The seed (file name, kind) a replay worker started last and did not finish.
     pub seed_in_flight: Option<(String, String)>,
+    /// The signal that interrupted the run while this worker ran.
+    pub interrupted: Option<i32>,
 }
 
 /// How long a worker may go without a word before it is considered hung
@@ -356,7 +398,9 @@ pub fn run_worker(
     let log = File::create(&log_path)
         .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
 
-    let mut child = Command::new(&property.binary.path)
+    let mut command = Command::new(&property.binary.path);
+    interrupt::die_with_parent(&mut command);
+    let mut child = command
         .args([
             property.listing.test_name.as_str(),
             "--exact",
@@ -370,13 +414,23 @@ pub fn run_worker(
         .stderr(Stdio::from(log))
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", property.binary.path.display()))?;
+    let registered = interrupt::Registered::new(child.id());
     let stdout = child.stdout.take().expect("piped");
     let watchdog = Watchdog::start(&child, settings.rss_limit_mb);
 
     let mut outcome = WorkerOutcome::default();
-    for line in BufReader::new(stdout).lines() {
-        let Ok(line) = line else { break };
-        let Some(event) = parse_event(&line) else {
+    // Lines are read as bytes: whatever the property prints (invalid UTF-8
+    // included) shares the pipe with the events and must not end the stream.
+    let mut reader = BufReader::new(stdout);
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        match reader.read_until(b'\n', &mut bytes) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&bytes);
+        let Some(event) = parse_event(line.trim_end()) else {
             continue;
         };
         watchdog.heard();
@@ -391,6 +445,7 @@ pub fn run_worker(
                     }
                     Event::Finding(f) => outcome.findings.push(f),
                     Event::Error { message } => outcome.errors.push(message),
+                    Event::Warning { .. } => {}
                     Event::Started { .. } => {}
                     Event::Minimized(report) => {
                         outcome.minimized = Some(report);
@@ -411,10 +466,17 @@ pub fn run_worker(
         }
     }
     let status = wait(&mut child);
+    drop(registered);
     let (out_of_memory, silent) = watchdog.stop();
     let failed_test = status.is_some_and(|s| s.code() == Some(LIBTEST_FAILED));
     let refused = status.is_some_and(|s| s.code() == Some(2)) && !outcome.errors.is_empty();
-    if refused {
+    // A worker that ended itself before it was done was running an input
+    // that called `std::process::exit`: a finding, not a protocol error.
+    let ended_early = !outcome.done && outcome.errors.is_empty() && !config.mode.is_shrink();
+    if let Some(signal) = interrupt::interrupted() {
+        // Killed because the user interrupted the run: not a finding.
+        outcome.interrupted = Some(signal);
+    } else if refused {
         // The worker explained why it cannot run (an error event): not a crash.
     } else if failed_test && !out_of_memory && !silent && outcome.seed_in_flight.is_none() {
         // A panic outside the property's own code: covcheck's fault, not a finding.
@@ -422,19 +484,16 @@ pub fn run_worker(
             "the worker failed; this is a bug in covcheck, please report it with this output:\n{}",
             tail(&log_path, 30)
         ));
-    } else if !outcome.done && status.is_some_and(|s| !s.success()) || out_of_memory || silent {
-        if let Some(death) = classify_death(status, out_of_memory, silent, settings, &log_path) {
-            let (execs, choices) = read_inflight(inflight)
-                .map_err(|e| format!("cannot read {}: {e}", inflight.display()))?;
-            outcome.last_progress.execs = outcome.last_progress.execs.max(execs);
-            outcome.death = Some(Death { choices, ..death });
-        }
-    } else if !outcome.done && outcome.errors.is_empty() && !config.mode.is_shrink() {
-        outcome.errors.push(format!(
-            "the worker exited ({}) without finishing; its output is in {}",
-            status.map_or("unknown status".to_string(), |s| s.to_string()),
-            log_path.display()
-        ));
+    } else if ((!outcome.done && status.is_some_and(|s| !s.success()))
+        || ended_early
+        || out_of_memory
+        || silent)
+        && let Some(death) = classify_death(status, out_of_memory, silent, settings, &log_path)
+    {
+        let (execs, choices) = read_inflight(inflight)
+            .map_err(|e| format!("cannot read {}: {e}", inflight.display()))?;
+        outcome.last_progress.execs = outcome.last_progress.execs.max(execs);
+        outcome.death = Some(Death { choices, ..death });
     }
     Ok(outcome)
 }
@@ -536,13 +595,24 @@ fn classify_death(
             _ if log_text.contains("memory allocation of") => {
                 (FailureKind::OutOfMemory, "allocation failed".to_string())
             }
+            // Rust's runtime says so before it aborts.
+            _ if log_text.contains("has overflowed its stack") => (
+                FailureKind::StackOverflow,
+                "overflowed its stack".to_string(),
+            ),
             (_, Some(libc::SIGABRT)) => (FailureKind::Abort, "aborted (SIGABRT)".to_string()),
             (_, Some(libc::SIGSEGV | libc::SIGBUS)) => (
                 FailureKind::Segfault,
                 format!("killed by signal {}", signal?),
             ),
             (_, Some(sig)) => (FailureKind::Crash, format!("killed by signal {sig}")),
-            (Some(code), None) => (FailureKind::Crash, format!("exited with status {code}")),
+            (Some(code), None) => (
+                FailureKind::Exit,
+                format!(
+                    "the process exited with status {code} in the middle of an execution \
+                     (std::process::exit in the property or code it calls)"
+                ),
+            ),
             (None, None) => return None,
         }
     };

@@ -17,6 +17,7 @@ use std::panic;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::case_watch::Watch;
 use crate::config::{Attributes, Config};
 use crate::property::{Case, Failure, Origin, PropertyFn, Status};
 use crate::protocol::{LIST_ENV, LIST_PREFIX, ListedProperty};
@@ -160,16 +161,21 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
             store.dir().display()
         );
     }
+    let watch = Watch::start(info.full_path(), hang_limit());
     for seed in &seeds {
-        let guard = HangGuard::for_seed(seed);
+        watch.doing(format!("replaying the saved seed {}", seed.path.display()));
+        announce_crash_seed(seed);
         let case = runner.replay(seed.indices.clone());
-        drop(guard);
         warn_if_rendering_changed(seed, &case);
         if let Status::Failed(failure) = &case.status {
             fail(replay_report(info, seed, &case, failure));
         }
     }
     let rng_seed = config.seed.unwrap_or_else(|| fresh_rng_seed(info));
+    watch.doing(format!(
+        "in the random cases of RNG seed {rng_seed:#x} (rerun them: COVCHECK_SEED={rng_seed:#x} {})",
+        info.rerun_command()
+    ));
     match runner.burst(rng_seed) {
         BurstOutcome::Passed { .. } => {}
         BurstOutcome::TooManyRejected {
@@ -189,6 +195,9 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
                 .failure()
                 .cloned()
                 .expect("a failed case has a failure");
+            watch.doing(format!(
+                "shrinking the failure of random case {case_number} of RNG seed {rng_seed:#x}"
+            ));
             let shrunk = runner.shrink(case);
             let failure = shrunk.case.failure().cloned();
             let saved = if config.seeds {
@@ -208,14 +217,9 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
     }
 }
 
-/// A seed saved from a campaign timeout would hang `cargo test` forever when
-/// the bug is still there; this ends the test binary with an explanation
-/// instead once the replay runs for [`hang_limit`].
-struct HangGuard(Option<std::sync::mpsc::Sender<()>>);
-
-/// How long replaying one seed may run before it counts as hung: 10 s, or
-/// `COVCHECK_HANG_SECS`. Generous, since replays run on the unoptimised
-/// test build; used by `cargo test` for timeout seeds and by
+/// How long one case may run before it counts as hung: 10 s, or
+/// `COVCHECK_HANG_SECS`. Generous, since plain `cargo test` runs the
+/// unoptimised test build; used by `cargo test` for every case and by
 /// `cargo covcheck replay` for every seed.
 pub fn hang_limit() -> std::time::Duration {
     let secs = std::env::var("COVCHECK_HANG_SECS")
@@ -225,42 +229,19 @@ pub fn hang_limit() -> std::time::Duration {
     std::time::Duration::from_secs(secs)
 }
 
-impl HangGuard {
-    fn for_seed(seed: &Seed) -> HangGuard {
-        let hung = seed
-            .file
-            .failure
-            .as_ref()
-            .is_some_and(|f| f.kind.as_deref() == Some("timeout"));
-        if !hung {
-            return HangGuard(None);
-        }
-        let secs = hang_limit().as_secs();
-        let (done, wait) = std::sync::mpsc::channel::<()>();
-        let path = seed.path.clone();
-        std::thread::spawn(move || {
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                wait.recv_timeout(std::time::Duration::from_secs(secs))
-            {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "covcheck: the seed {} hung during a campaign and is still running after {secs} s: \
-                     the bug is still there. Ending the test binary.",
-                    path.display()
-                );
-                std::process::exit(101);
-            }
-        });
-        HangGuard(Some(done))
-    }
-}
-
-impl Drop for HangGuard {
-    fn drop(&mut self) {
-        if let Some(done) = self.0.take() {
-            let _ = done.send(());
-        }
-    }
+/// Names a seed that killed a campaign's worker (an abort, a segfault, a
+/// hang...) before it is replayed, on the real stderr: if it kills the test
+/// binary now, libtest prints nothing, and this line is what says why.
+fn announce_crash_seed(seed: &Seed) {
+    let Some(kind) = seed.file.failure.as_ref().and_then(|f| f.kind.as_deref()) else {
+        return;
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "covcheck: replaying {}, saved when it ended a campaign's worker ({kind}); \
+         if the test binary dies now, this seed is why",
+        seed.path.display()
+    );
 }
 
 /// Prints `report` to the test's output and fails the test without another
@@ -430,19 +411,73 @@ fn warn_if_rendering_changed(seed: &Seed, case: &Case) {
     );
 }
 
-/// Equal renderings, where two renderings that differ only in the order of
-/// their characters count as equal: `HashMap` and `HashSet` print their entries
-/// in a per-process random order, and must not warn on every run.
+/// Equal renderings, where the entries of a `{...}` group may come in any
+/// order: `HashMap` and `HashSet` print theirs in a per-process random order
+/// and must not warn on every run. Anything else that moved (`[1, 2]` and
+/// `[2, 1]`) is a change.
 fn same_rendering(saved: &[ArgRecord], now: &[ArgRecord]) -> bool {
-    let sorted = |s: &str| {
-        let mut chars: Vec<char> = s.chars().collect();
-        chars.sort_unstable();
-        chars
-    };
     saved.len() == now.len()
         && saved.iter().zip(now).all(|(a, b)| {
-            a.name == b.name && (a.value == b.value || sorted(&a.value) == sorted(&b.value))
+            a.name == b.name
+                && (a.value == b.value
+                    || braced_entries_sorted(&a.value) == braced_entries_sorted(&b.value))
         })
+}
+
+/// `text` with the comma-separated entries of every `{...}` group sorted
+/// (string and character literals are kept whole).
+fn braced_entries_sorted(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut pos = 0;
+    sorted_group(&chars, &mut pos, None)
+}
+
+/// The rest of a group up to `close` (consumed), normalised.
+fn sorted_group(chars: &[char], pos: &mut usize, close: Option<char>) -> String {
+    let braced = close == Some('}');
+    let mut entries = vec![String::new()];
+    while let Some(&c) = chars.get(*pos) {
+        *pos += 1;
+        if Some(c) == close {
+            break;
+        }
+        let entry = entries.last_mut().expect("never empty");
+        match c {
+            '"' | '\'' => {
+                entry.push(c);
+                while let Some(&d) = chars.get(*pos) {
+                    *pos += 1;
+                    entry.push(d);
+                    if d == '\\' {
+                        entry.extend(chars.get(*pos));
+                        *pos += 1;
+                    } else if d == c {
+                        break;
+                    }
+                }
+            }
+            '{' | '[' | '(' => {
+                let closer = match c {
+                    '{' => '}',
+                    '[' => ']',
+                    _ => ')',
+                };
+                let inner = sorted_group(chars, pos, Some(closer));
+                entry.push(c);
+                entry.push_str(&inner);
+                entry.push(closer);
+            }
+            ',' if braced => entries.push(String::new()),
+            _ => entry.push(c),
+        }
+    }
+    if braced {
+        let mut trimmed: Vec<&str> = entries.iter().map(|e| e.trim()).collect();
+        trimmed.sort_unstable();
+        trimmed.join(", ")
+    } else {
+        entries.concat()
+    }
 }
 
 /// A fresh RNG seed per run: clock, process id and the property's name mixed.
@@ -495,6 +530,14 @@ mod tests {
             }]
         };
         assert!(same_rendering(&arg("{1: 2, 3: 4}"), &arg("{3: 4, 1: 2}")));
+        assert!(same_rendering(
+            &arg("[{\"a,b\", \"c\"}, {}]"),
+            &arg("[{\"c\", \"a,b\"}, {}]")
+        ));
         assert!(!same_rendering(&arg("[1, 2]"), &arg("[1, 3]")));
+        // Order matters outside hash-ordered groups: a drift must warn.
+        assert!(!same_rendering(&arg("[1, 2]"), &arg("[2, 1]")));
+        assert!(!same_rendering(&arg("\"ab\""), &arg("\"ba\"")));
+        assert!(!same_rendering(&arg("{\"ab\"}"), &arg("{\"ba\"}")));
     }
 }

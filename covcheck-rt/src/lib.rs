@@ -28,6 +28,7 @@
 //! [`store`] saves sequences as seed files; [`runner`] and [`harness`] put
 //! these together for `cargo test`.
 
+mod case_watch;
 pub mod choice;
 pub mod config;
 #[cfg(feature = "campaign")]
@@ -44,6 +45,7 @@ pub mod runner;
 pub mod shrink;
 pub mod source;
 pub mod store;
+mod text;
 mod watchdog;
 mod worker;
 

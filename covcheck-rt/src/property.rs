@@ -14,6 +14,7 @@ use std::sync::Once;
 
 use crate::choice::{Choice, Span};
 use crate::source::Source;
+use crate::text::escape_invalid_utf8;
 
 /// A property as the macro hands it over: generates its arguments from the
 /// source, records their renderings when asked, and runs the body. `Err`
@@ -95,6 +96,7 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
     src.set_rendering(render);
     CAPTURING.with(|c| c.set(true));
     LAST_PANIC.with(|p| p.borrow_mut().take());
+    crate::case_watch::executed();
     let result = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
     CAPTURING.with(|c| c.set(false));
     #[cfg(feature = "campaign")]
@@ -102,7 +104,7 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
     let status = match result {
         Ok(Ok(())) => Status::Passed,
         Ok(Err(message)) => Status::Failed(Failure {
-            message,
+            message: escape_invalid_utf8(message),
             origin: Origin::ReturnedErr,
         }),
         Err(payload) => classify_panic(payload),
@@ -117,25 +119,69 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
     }
 }
 
+/// Draws `property`'s arguments from `src` without running its body, and
+/// returns the source with the choices it made. Nothing the body does can
+/// happen here, so a campaign draws fresh inputs and learns shapes this way
+/// and runs bodies only where a crash or a hang is caught with its input.
+pub fn generate_only(property: &PropertyFn<'_>, mut src: Source) -> Source {
+    install_hook();
+    src.set_generate_only(true);
+    CAPTURING.with(|c| c.set(true));
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
+    CAPTURING.with(|c| c.set(false));
+    LAST_PANIC.with(|p| p.borrow_mut().take());
+    src
+}
+
 fn classify_panic(payload: Box<dyn Any + Send>) -> Status {
     if let Some(rejection) = payload.downcast_ref::<Rejection>() {
         return Status::Rejected(rejection.0.clone());
     }
     let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
-    Status::Failed(recorded.unwrap_or_else(|| Failure {
+    let mut failure = recorded.unwrap_or_else(|| Failure {
         message: payload_text(payload.as_ref()),
         origin: Origin::Unknown,
-    }))
+    });
+    add_thread_panic(&mut failure.message);
+    Status::Failed(failure)
+}
+
+/// `handle.join().unwrap()` on a thread that panicked panics with "Any { .. }",
+/// the payload it cannot print; the thread's own panic, seen by the hook,
+/// is what a user needs to read.
+fn add_thread_panic(message: &mut String) {
+    if !message.contains("Any { .. }") {
+        return;
+    }
+    let other = OTHER_THREAD_PANIC
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    if let Some(other) = other {
+        message.push_str(&format!(
+            "\ncaused by a panic in another thread at {}: {}",
+            other.origin, other.message
+        ));
+    }
+}
+
+fn origin_of(location: &panic::Location<'_>) -> Origin {
+    Origin::Panic {
+        file: location.file().to_string(),
+        line: location.line(),
+        column: location.column(),
+    }
 }
 
 fn payload_text(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
+    let text = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
         "Box<dyn Any> (a panic with a non-string payload)".to_string()
-    }
+    };
+    escape_invalid_utf8(text)
 }
 
 /// The panic payload that rejects a case; see [`reject`].
@@ -156,6 +202,10 @@ pub fn assume(condition: bool) {
         reject("assume(false)");
     }
 }
+
+/// The last panic of a thread that was not running a case (a thread the
+/// property started, for one).
+static OTHER_THREAD_PANIC: std::sync::Mutex<Option<Failure>> = std::sync::Mutex::new(None);
 
 thread_local! {
     static CAPTURING: Cell<bool> = const { Cell::new(false) };
@@ -188,14 +238,15 @@ fn set_capturing_hook(previous: Hook) {
     {
         panic::set_hook(Box::new(move |info| {
             if !CAPTURING.with(Cell::get) {
+                let failure = Failure {
+                    message: payload_text(info.payload()),
+                    origin: info.location().map_or(Origin::Unknown, origin_of),
+                };
+                *OTHER_THREAD_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(failure);
                 return previous(info);
             }
             let message = payload_text(info.payload());
-            let origin = info.location().map_or(Origin::Unknown, |l| Origin::Panic {
-                file: l.file().to_string(),
-                line: l.line(),
-                column: l.column(),
-            });
+            let origin = info.location().map_or(Origin::Unknown, origin_of);
             LAST_PANIC.with(|p| *p.borrow_mut() = Some(Failure { message, origin }));
         }));
     }

@@ -128,6 +128,9 @@ pub enum FailureKind {
     Crash,
     Timeout,
     OutOfMemory,
+    /// The process ended itself in the middle of an execution
+    /// (`std::process::exit`), which no test can see past.
+    Exit,
 }
 
 impl FailureKind {
@@ -140,6 +143,7 @@ impl FailureKind {
             FailureKind::Crash => "crash",
             FailureKind::Timeout => "timeout",
             FailureKind::OutOfMemory => "out of memory",
+            FailureKind::Exit => "process exit",
         }
     }
 }
@@ -160,6 +164,11 @@ pub struct Finding {
     pub shrink_runs: usize,
     /// Set when shrinking ran out of budget.
     pub shrink_note: Option<String>,
+    /// The input failed once but passed when replayed: the property is not
+    /// deterministic (it depends on time, randomness or state outside its
+    /// arguments). Still a finding; it was not shrunk.
+    #[serde(default)]
+    pub flaky: bool,
 }
 
 /// What a worker reports.
@@ -185,6 +194,11 @@ pub enum Event {
     SeedReplayed(SeedResult),
     /// The worker cannot run (wrong build, bad configuration).
     Error {
+        message: String,
+    },
+    /// Something the user should fix that does not stop the worker (a seed
+    /// file it cannot read, named with its path and the problem).
+    Warning {
         message: String,
     },
 }

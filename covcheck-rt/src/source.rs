@@ -456,7 +456,7 @@ impl Source {
             } else {
                 compact
             };
-            rendered.push((name, text));
+            rendered.push((name, crate::text::escape_invalid_utf8(text)));
         }
     }
 

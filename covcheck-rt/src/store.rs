@@ -175,6 +175,11 @@ impl SeedStore {
     /// All seeds, in file name order. A missing directory means no seeds; an
     /// unreadable or invalid file is an error naming it.
     pub fn load(&self) -> Result<Vec<Seed>, SeedError> {
+        self.paths()?.iter().map(|path| read_seed(path)).collect()
+    }
+
+    /// The seed files' paths, sorted.
+    fn paths(&self) -> Result<Vec<PathBuf>, SeedError> {
         let entries = match fs::read_dir(&self.dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -199,7 +204,25 @@ impl SeedStore {
             }
         }
         paths.sort();
-        paths.into_iter().map(|path| read_seed(&path)).collect()
+        Ok(paths)
+    }
+
+    /// The seeds that can be read, and an error naming each one that cannot:
+    /// for a campaign, which must not lose every seed to one bad file.
+    pub fn load_valid(&self) -> (Vec<Seed>, Vec<SeedError>) {
+        let (mut seeds, mut errors) = (Vec::new(), Vec::new());
+        match self.paths() {
+            Ok(paths) => {
+                for path in paths {
+                    match read_seed(&path) {
+                        Ok(seed) => seeds.push(seed),
+                        Err(error) => errors.push(error),
+                    }
+                }
+            }
+            Err(error) => errors.push(error),
+        }
+        (seeds, errors)
     }
 
     /// Saves `file` atomically as `<hash of its choices>.toml` and returns its
@@ -219,9 +242,12 @@ impl SeedStore {
              # Commit it so the input stays tested. `choices` is what replays; the\n\
              # rest records what it meant when it was saved.\n{body}"
         );
+        // Readable by all, as any file a collaborator's checkout gets
+        // (tempfile's default, 0600, is for secrets); the umask still applies.
         let mut temp = tempfile::Builder::new()
             .prefix(".seed-")
             .suffix(".tmp")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
             .tempfile_in(&self.dir)?;
         io::Write::write_all(&mut temp, text.as_bytes())?;
         temp.as_file().sync_all()?;
@@ -291,6 +317,32 @@ mod tests {
         // Saving the same input again neither duplicates nor rewrites it.
         assert_eq!(store.save(&sample()).unwrap(), path);
         assert_eq!(fs::read_dir(store.dir()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn seed_files_are_readable_by_collaborators() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let store = SeedStore::new(root.path(), "demo", "p");
+        let path = store.save(&sample()).unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(
+            mode & 0o044,
+            0o044,
+            "group and others can read it: {mode:o}"
+        );
+    }
+
+    #[test]
+    fn one_bad_file_does_not_hide_the_good_seeds() {
+        let root = tempfile::tempdir().unwrap();
+        let store = SeedStore::new(root.path(), "demo", "p");
+        store.save(&sample()).unwrap();
+        fs::write(store.dir().join("bad.toml"), "choices = [").unwrap();
+        let (seeds, errors) = store.load_valid();
+        assert_eq!(seeds.len(), 1);
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].to_string().contains("bad.toml"), "{}", errors[0]);
     }
 
     #[test]

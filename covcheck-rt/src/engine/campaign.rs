@@ -43,10 +43,12 @@ use crate::engine::inflight::Inflight;
 use crate::engine::input::{ChoiceInput, load_corpus_dir};
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
 use crate::engine::scheduler::RarityScheduler;
-use crate::engine::{finding_from_shrunk, sancov};
-use crate::harness::PropertyInfo;
-use crate::property::{Origin, PropertyFn, Status, execute, take_over_panic_hook};
-use crate::protocol::{Event, FailureKind, Progress, WorkerConfig, emit};
+use crate::engine::{finding_from_shrunk, rendered_pairs, sancov};
+use crate::harness::{PropertyInfo, trim_trailing_zeros};
+use crate::property::{
+    Case, Failure, Origin, PropertyFn, Status, execute, generate_only, take_over_panic_hook,
+};
+use crate::protocol::{Event, FailureKind, Finding, Progress, WorkerConfig, emit};
 use crate::rng::Rng;
 use crate::shrink::shrink;
 use crate::source::{Limits, Source};
@@ -74,6 +76,9 @@ struct CovcheckMutator<'a, 'p> {
     trace: bool,
     /// Inputs longer than this many choices are not mutated further.
     max_choices: &'a Cell<usize>,
+    /// The campaign's execution count: learning a shape with comparison
+    /// tracing runs the property's body once, and every run counts.
+    execs: &'a Cell<u64>,
 }
 
 impl Named for CovcheckMutator<'_, '_> {
@@ -98,6 +103,9 @@ impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for CovcheckMutator<'_, '_> 
             )
         });
         if new {
+            if trace {
+                self.execs.set(self.execs.get() + 1);
+            }
             self.inner.learn_tokens(&entry.0.comparisons);
         }
         let donor = self.cache.other(&mut self.inner.rng, id);
@@ -162,6 +170,7 @@ impl<EM, I, OT, S> Feedback<EM, I, OT, S> for NewCoverage {
 /// A failure the harness caught, with the execution count when it happened.
 struct Caught {
     choices: Vec<u64>,
+    failure: Failure,
     execs: u64,
     at: Instant,
 }
@@ -214,6 +223,7 @@ pub fn run(
                 if caught.is_none() {
                     *caught = Some(Caught {
                         choices: case.indices(),
+                        failure: failure.clone(),
                         execs: execs.get(),
                         at: Instant::now(),
                     });
@@ -268,20 +278,25 @@ pub fn run(
         cache: ShapeCache::default(),
         trace: request.cmp_mutations,
         max_choices: &max_choices,
+        execs: &execs,
     };
     let mut stages = tuple_list!(StdMutationalStage::new(mutator));
 
     // Resume from the corpus cache, and start from the property's covering
     // seeds (failure seeds are `cargo test`'s business: they are regressions).
     let mut initial: Vec<Vec<u64>> = load_corpus_dir(&request.corpus_dir);
-    if let Ok(seeds) = info.seed_store().load() {
-        initial.extend(
-            seeds
-                .into_iter()
-                .filter(|s| s.file.kind == SeedKind::Covering)
-                .map(|s| s.indices),
-        );
+    let (seeds, unreadable) = info.seed_store().load_valid();
+    for error in unreadable {
+        emit(&Event::Warning {
+            message: format!("{error}; the campaign goes on without it"),
+        });
     }
+    initial.extend(
+        seeds
+            .into_iter()
+            .filter(|s| s.file.kind == SeedKind::Covering)
+            .map(|s| s.indices),
+    );
     let mut rng = Rng::new(request.rng_seed);
     let bound = Cell::new(if request.size_steps {
         INITIAL_BOUND.min(limits.max_len)
@@ -293,12 +308,11 @@ pub fn run(
             max_len: bound,
             ..limits
         };
-        execute(
-            property,
-            Source::random(rng.at_most(u64::MAX), limits),
-            false,
-        )
-        .indices()
+        // Only the arguments are drawn here: the body runs in the harness,
+        // where a crash or a hang is caught with the input in flight.
+        let (choices, _) =
+            generate_only(property, Source::random(rng.at_most(u64::MAX), limits)).into_record();
+        choices.iter().map(|c| c.index).collect::<Vec<u64>>()
     };
     for _ in 0..INITIAL_INPUTS {
         initial.push(fresh(&mut rng, bound.get()));
@@ -339,15 +353,20 @@ pub fn run(
     let mut last_status = Instant::now();
     let mut last_growth = (state.corpus().count(), execs.get());
     loop {
-        if caught.borrow().is_some() && !request.stop_on_failure {
-            let found = caught.borrow_mut().take().expect("checked");
+        let found = caught.borrow_mut().take();
+        if let Some(found) = found {
+            // Shrinking must not fire LibAFL's timeout handler.
+            executor.hooks_mut().0.timer_mut().unset_timer();
             let since = first_exec.get().unwrap_or(started);
-            if let Some(origin) = report(property, limits, &base, found, since) {
-                known.borrow_mut().insert(origin);
+            let (origin, reproduced) = report(property, limits, &base, found, since);
+            known.borrow_mut().insert(origin);
+            // A failure that did not come back when replayed is reported,
+            // and the campaign goes on looking for one that does.
+            if reproduced && request.stop_on_failure {
+                break;
             }
         }
-        if caught.borrow().is_some()
-            || request.runs.is_some_and(|runs| execs.get() >= runs)
+        if request.runs.is_some_and(|runs| execs.get() >= runs)
             || deadline.is_some_and(|d| Instant::now() >= d)
         {
             break;
@@ -384,10 +403,9 @@ pub fn run(
         }
     }
     persist_new_entries(&state, persisted, &request.corpus_dir);
-    // Comparison tracing and shrinking must not fire LibAFL's timeout handler.
     executor.hooks_mut().0.timer_mut().unset_timer();
-
-    if let Some(found) = caught.into_inner() {
+    if let Some(found) = caught.take() {
+        // Caught by the last execution of the budget.
         report(
             property,
             limits,
@@ -400,24 +418,54 @@ pub fn run(
     Ok(())
 }
 
-/// Shrinks a caught failure and reports it; returns its origin.
+/// Shrinks a caught failure and reports it; returns its origin and whether
+/// it failed again when replayed. One that did not is reported as it was
+/// caught, marked flaky, since shrinking needs a failure that comes back.
 fn report(
     property: &PropertyFn<'_>,
     limits: Limits,
     base: &Config,
     found: Caught,
     started: Instant,
-) -> Option<Origin> {
-    let case = execute(property, Source::replay(found.choices, limits), false);
-    let origin = case.failure()?.origin.clone();
+) -> (Origin, bool) {
+    let found_after_us = found.at.duration_since(started).as_micros() as u64;
+    let case = execute(
+        property,
+        Source::replay(found.choices.clone(), limits),
+        true,
+    );
+    if case.failure().is_none() {
+        let origin = found.failure.origin.clone();
+        emit(&Event::Finding(flaky_finding(&case, found, found_after_us)));
+        return (origin, false);
+    }
+    let origin = case.failure().expect("checked").origin.clone();
     let shrunk = shrink(property, limits, case, base.shrink);
     emit(&Event::Finding(finding_from_shrunk(
         FailureKind::Panic,
         &shrunk,
         found.execs,
-        found.at.duration_since(started).as_micros() as u64,
+        found_after_us,
     )));
-    Some(origin)
+    (origin, true)
+}
+
+/// The report of a failure that passed when replayed: the input and the
+/// failure as they were when it was caught, with the arguments `replay`
+/// rendered.
+fn flaky_finding(replay: &Case, found: Caught, found_after_us: u64) -> Finding {
+    Finding {
+        kind: FailureKind::Panic,
+        choices: trim_trailing_zeros(&found.choices).to_vec(),
+        message: found.failure.message,
+        location: found.failure.origin.to_string(),
+        args: rendered_pairs(replay),
+        execs_to_find: found.execs,
+        found_after_us,
+        shrink_runs: 0,
+        shrink_note: Some("not shrunk: it passed when replayed".to_string()),
+        flaky: true,
+    }
 }
 
 /// Writes corpus entries added since the last call to the corpus cache.

@@ -32,6 +32,11 @@ pub enum Outcome {
     },
 }
 
+/// How a forked child reports that the property passed or panicked. Not 0:
+/// a property that calls `std::process::exit(0)` must not look like a pass.
+const CHILD_PASSED: i32 = 90;
+const CHILD_PANICKED: i32 = 101;
+
 /// Runs `indices` in a forked child with a time and memory limit.
 pub fn run_forked(
     property: &PropertyFn<'_>,
@@ -51,12 +56,14 @@ pub fn run_forked(
         }
         let pid = libc::fork();
         if pid == 0 {
+            // A child left behind by a worker that was killed would run on.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             libc::close(fds[0]);
             libc::dup2(fds[1], 2);
             let case = execute(property, Source::replay(indices.to_vec(), limits), false);
             let code = match case.status {
-                Status::Failed(_) => 101,
-                _ => 0,
+                Status::Failed(_) => CHILD_PANICKED,
+                _ => CHILD_PASSED,
             };
             libc::_exit(code);
         }
@@ -106,11 +113,11 @@ pub fn run_forked(
 fn classify(status: i32, stderr: &str) -> Outcome {
     if libc::WIFEXITED(status) {
         return match libc::WEXITSTATUS(status) {
-            0 => Outcome::Passed,
-            101 => Outcome::Panicked,
+            CHILD_PASSED => Outcome::Passed,
+            CHILD_PANICKED => Outcome::Panicked,
             code => Outcome::Died {
-                kind: FailureKind::Crash,
-                detail: format!("exited with status {code}"),
+                kind: FailureKind::Exit,
+                detail: format!("the property ended the process (exit status {code})"),
             },
         };
     }

@@ -22,7 +22,7 @@ pub mod sancov;
 pub mod scheduler;
 
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
-use crate::property::PropertyFn;
+use crate::property::{Case, PropertyFn};
 use crate::protocol::{Event, FailureKind, Finding, WorkerConfig, WorkerMode, emit};
 use crate::shrink::Shrunk;
 
@@ -54,16 +54,20 @@ pub(crate) fn finding_from_shrunk(
         choices: trim_trailing_zeros(&shrunk.case.indices()).to_vec(),
         message: failure.map(|f| f.message.clone()).unwrap_or_default(),
         location: failure.map(|f| f.origin.to_string()).unwrap_or_default(),
-        args: shrunk
-            .case
-            .args
-            .iter()
-            .flatten()
-            .map(|(name, value)| (name.to_string(), value.clone()))
-            .collect(),
+        args: rendered_pairs(&shrunk.case),
         execs_to_find,
         found_after_us,
         shrink_runs: shrunk.runs,
         shrink_note: shrunk.stopped_early.clone(),
+        flaky: false,
     }
+}
+
+/// The arguments `case` rendered, as (name, `Debug`) pairs.
+pub(crate) fn rendered_pairs(case: &Case) -> Vec<(String, String)> {
+    case.args
+        .iter()
+        .flatten()
+        .map(|(name, value)| (name.to_string(), value.clone()))
+        .collect()
 }

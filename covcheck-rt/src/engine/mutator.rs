@@ -22,7 +22,7 @@ use std::rc::Rc;
 use crate::choice::{Choice, ChoiceKind, Span, char_from_index, char_index};
 use crate::engine::sancov::{Comparisons, IntCmp, Tracing};
 use crate::heuristics;
-use crate::property::{PropertyFn, execute};
+use crate::property::{PropertyFn, execute, generate_only};
 use crate::rng::Rng;
 use crate::source::{IntDraw, Limits, Source};
 
@@ -43,9 +43,8 @@ impl Shape {
     /// tracing on.
     pub fn learn(property: &PropertyFn<'_>, indices: &[u64], limits: Limits, trace: bool) -> Shape {
         let mut src = Source::replay(indices.to_vec(), limits);
-        src.set_generate_only(true);
         src.record_int_draws();
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| property(&mut src)));
+        let mut src = generate_only(property, src);
         let ints = src
             .take_int_draws()
             .into_iter()

@@ -1,0 +1,363 @@
+//! End-to-end: the faults a user hits, each found with its input and never
+//! lost, with execution budgets and fixed RNG seeds (no wall clock).
+//!
+//! - Crashes, hangs and `std::process::exit` reached by fresh random inputs
+//!   (not only by mutation) are saved with the input that caused them, and
+//!   plain `cargo test` then fails on the seed, naming it.
+//! - A panic message that is not valid UTF-8 still reaches the report and
+//!   the seed file (escaped).
+//! - A flaky property is reported, and its campaign runs to the end of its
+//!   budget.
+//! - A thread's panic propagated by `join().unwrap()` is reported with the
+//!   thread's message.
+//! - The printed rerun command works from where `cargo covcheck` ran.
+//! - Two runs on one crate at the same time, SIGTERM to the supervisor, a
+//!   filter that matches nothing and a corrupt seed file.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use covcheck_e2e::Fixture;
+use serde_json::Value;
+
+/// Each fault sits behind `x >= 1000 && x % 3 == 1`, which a third of the
+/// fresh random `u32`s reach, and `exits_behind_a_gate` behind a value only
+/// mutation finds.
+const FAULTS: &str = r#"
+    use std::hint::black_box;
+
+    fn reached(x: u32) -> bool {
+        x >= 1000 && x % 3 == 1
+    }
+
+    #[covcheck]
+    fn aborts(x: u32) {
+        if reached(x) {
+            std::process::abort();
+        }
+    }
+
+    #[covcheck]
+    fn segfaults(x: u32) {
+        if reached(x) {
+            // SAFETY: none; this is the bug the campaign must catch.
+            unsafe { std::ptr::null_mut::<u32>().write_volatile(black_box(x)) };
+        }
+    }
+
+    #[covcheck]
+    fn hangs(x: u32) {
+        if reached(x) {
+            loop {
+                black_box(x);
+            }
+        }
+    }
+
+    #[covcheck]
+    fn exits(x: u32) {
+        if reached(x) {
+            std::process::exit(0);
+        }
+    }
+
+    #[covcheck]
+    fn exits_behind_a_gate(x: u32) {
+        if x == 0xE817 {
+            std::process::exit(0);
+        }
+    }
+
+    #[covcheck]
+    fn panics_with_invalid_utf8(x: u32) {
+        if reached(x) {
+            // SAFETY: none: a `str` holding a byte that is not UTF-8, the bug
+            // class `from_utf8_unchecked` makes.
+            let bytes = black_box([b'o', 0xff, b'k']);
+            let text = unsafe { std::str::from_utf8_unchecked(&bytes) };
+            panic!("bad text {text}");
+        }
+    }
+
+    #[covcheck]
+    fn panics_in_a_thread(x: u32) {
+        if reached(x) {
+            std::thread::spawn(move || assert!(x < 1000, "the thread saw {x}"))
+                .join()
+                .unwrap();
+        }
+    }
+
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    /// Fails on every 1000th call, whatever the input: not deterministic.
+    #[covcheck]
+    fn flaky(x: u32) {
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert!(call % 1000 != 999, "call {call} with {x}");
+    }
+"#;
+
+fn events(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn finding<'a>(events: &'a [Value], fixture: &str, property: &str) -> &'a Value {
+    events
+        .iter()
+        .find(|e| {
+            e["event"] == "finding" && e["property"] == format!("{fixture}::tests::{property}")
+        })
+        .unwrap_or_else(|| panic!("no finding for {property}: {events:#?}"))
+}
+
+/// The `x` a finding was shrunk to.
+fn value_of(finding: &Value) -> u32 {
+    finding["finding"]["args"][0][1]
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("a u32 argument: {finding}"))
+}
+
+#[test]
+fn faults_reached_by_random_inputs_are_saved_with_their_input() {
+    let fixture = Fixture::new("faults", FAULTS);
+    let output = fixture.covcheck(&[
+        "--runs",
+        "20000",
+        "--seed",
+        "3",
+        "-j",
+        "2",
+        "--timeout",
+        "300ms",
+        "--message-format",
+        "json",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "findings exit with 1:\n{stderr}"
+    );
+    let events = events(&output.stdout);
+
+    for (property, kind) in [
+        ("aborts", "abort"),
+        ("segfaults", "segfault"),
+        ("hangs", "timeout"),
+        ("exits", "exit"),
+    ] {
+        let event = finding(&events, "faults", property);
+        assert_eq!(event["finding"]["kind"], kind, "{property}: {event}");
+        let x = value_of(event);
+        assert!(
+            x >= 1000 && x % 3 == 1,
+            "{property}: the input that does it: {event}"
+        );
+        let seed = PathBuf::from(event["seed"].as_str().expect("saved"));
+        let text = fs::read_to_string(&seed).unwrap();
+        assert!(
+            !text.contains("choices = \"\""),
+            "{property}: a seed with its input:\n{text}"
+        );
+    }
+    let gated = finding(&events, "faults", "exits_behind_a_gate");
+    assert_eq!(gated["finding"]["kind"], "exit", "{gated}");
+    assert_eq!(value_of(gated), 0xE817, "{gated}");
+
+    let utf8 = finding(&events, "faults", "panics_with_invalid_utf8");
+    let message = utf8["finding"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("bad text o\\xffk"),
+        "escaped, not lost: {utf8}"
+    );
+    let seed = fs::read_to_string(utf8["seed"].as_str().expect("saved")).unwrap();
+    assert!(
+        seed.contains("bad text o\\xffk"),
+        "the seed file keeps it:\n{seed}"
+    );
+
+    let thread = finding(&events, "faults", "panics_in_a_thread");
+    let message = thread["finding"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the thread saw"),
+        "the thread's own message: {thread}"
+    );
+
+    let flaky = finding(&events, "faults", "flaky");
+    assert_eq!(flaky["finding"]["flaky"], true, "{flaky}");
+    let finished = events
+        .iter()
+        .find(|e| e["event"] == "finished" && e["property"] == "faults::tests::flaky")
+        .expect("the flaky property's campaign finishes");
+    assert!(
+        finished["execs"].as_u64().unwrap() >= 20_000,
+        "it kept fuzzing to the end of its budget: {finished}"
+    );
+
+    // The printed command reruns the property from where covcheck ran (the
+    // fixture is elsewhere: covcheck was given --manifest-path).
+    let rerun = utf8["rerun"].as_str().unwrap();
+    assert!(rerun.contains("--manifest-path"), "{rerun}");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let rerun_output = Command::new("sh")
+        .args(["-c", rerun])
+        .current_dir(elsewhere.path())
+        .env("CARGO_TARGET_DIR", covcheck_e2e::target_dir())
+        .output()
+        .unwrap();
+    let text = covcheck_e2e::text_of(&rerun_output);
+    assert!(
+        text.contains("failed on a saved seed"),
+        "`{rerun}`:\n{text}"
+    );
+
+    // Plain `cargo test` fails on a seed whose input ends the process with
+    // exit(0), instead of passing silently, and names a crash seed before
+    // the test binary dies of it.
+    let (passed, text) = fixture.cargo(&["test", "--", "tests::exits", "--exact"]);
+    assert!(!passed, "{text}");
+    assert!(
+        text.contains("ended the process (std::process::exit)"),
+        "{text}"
+    );
+    let (passed, text) = fixture.cargo(&["test", "--", "tests::aborts", "--exact"]);
+    assert!(!passed, "{text}");
+    assert!(
+        text.contains("if the test binary dies now, this seed is why"),
+        "{text}"
+    );
+}
+
+const PASSING: &str = r#"
+    #[covcheck]
+    fn passes(x: u64) {
+        std::hint::black_box(x);
+    }
+"#;
+
+#[test]
+fn two_runs_on_one_crate_do_not_disturb_each_other() {
+    let fixture = Fixture::new("together", PASSING);
+    // Built once first, so that both runs start their workers together.
+    assert!(fixture.covcheck(&["list"]).status.success());
+    let start = || {
+        fixture
+            .covcheck_command(&["--runs", "400000", "--seed", "1", "-j", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (start(), start());
+    for run in [first, second] {
+        let output = run.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "no false crash:\n{stderr}");
+        assert!(stderr.contains("all passed"), "{stderr}");
+    }
+}
+
+#[test]
+fn nothing_tested_is_not_success_and_a_bad_seed_is_named() {
+    let fixture = Fixture::new("nothing", PASSING);
+    let output = fixture.covcheck(&["no_such_property", "--runs", "10"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("no #[covcheck] properties match `no_such_property`"),
+        "{stderr}"
+    );
+
+    let bad = fixture.seed_dir("passes").join("bad.toml");
+    fs::create_dir_all(bad.parent().unwrap()).unwrap();
+    fs::write(&bad, "choices = [").unwrap();
+    let output = fixture.covcheck(&["--runs", "1000", "--seed", "1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.toml"), "the run names it:\n{stderr}");
+    let output = fixture.covcheck(&["list"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.toml"), "list names it:\n{stderr}");
+    assert_eq!(
+        fs::read_to_string(&bad).unwrap(),
+        "choices = [",
+        "never touched"
+    );
+}
+
+const LONG: &str = r#"
+    #[covcheck]
+    fn runs_until_stopped(x: u64) {
+        std::hint::black_box(x);
+    }
+"#;
+
+/// Processes whose command line mentions `needle`.
+fn processes_with(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmdline) = fs::read(entry.path().join("cmdline")) {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(needle) {
+                found.push(format!(
+                    "{}: {cmdline}",
+                    entry.file_name().to_string_lossy()
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn sigterm_stops_the_workers_and_prints_the_summary() {
+    let fixture = Fixture::new("stopped", LONG);
+    let mut run = fixture
+        .covcheck_command(&["--time", "10m", "--message-format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the campaign's first status report: the worker is running.
+    let mut lines = BufReader::new(run.stdout.take().unwrap()).lines();
+    let status = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains("\"status\""));
+    assert!(status.is_some(), "the campaign reports progress");
+    assert!(!processes_with("tests::runs_until_stopped").is_empty());
+
+    let killed = Command::new("kill")
+        .args(["-TERM", &run.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = run.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "128 + SIGTERM: {rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("\"interrupted\"")),
+        "says it was interrupted: {rest:?}"
+    );
+    assert!(
+        rest.iter().any(|l| l.contains("\"finished\"")),
+        "and summarises: {rest:?}"
+    );
+    // The worker is gone with its supervisor (it is killed, not waited for:
+    // give the kernel a moment to reap it).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with("tests::runs_until_stopped").is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        processes_with("tests::runs_until_stopped"),
+        Vec::<String>::new()
+    );
+}
