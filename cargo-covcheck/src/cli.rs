@@ -106,7 +106,7 @@ The seed suite's coverage is printed when `cargo covcheck minimize` has
 measured it.
 
 Example GitHub Actions step:
-  - run: cargo install --locked cargo-covcheck
+  - run: cargo install --locked --git https://github.com/covcheck/covcheck cargo-covcheck
   - run: cargo covcheck replay --junit covcheck.xml
 
 Exit status: 0 every seed passed, 1 a seed failed, 2 usage or build error,

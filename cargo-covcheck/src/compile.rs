@@ -163,6 +163,7 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
         }
         return run_build(plan, command);
     }
+    check_toolchain()?;
     std::fs::create_dir_all(&plan.covcheck_dir)
         .map_err(|e| format!("cannot create {}: {e}", plan.covcheck_dir.display()))?;
     let stubs = plan.covcheck_dir.join("libcovcheck_sancov_stubs.a");
@@ -193,6 +194,42 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
         .env(WRAPPER_ENV, "1")
         .env(STUBS_ENV, &stubs);
     run_build(plan, command)
+}
+
+/// The oldest Rust the campaign build compiles with: LibAFL 0.16's
+/// `rust-version`. Plain `cargo test` needs only the workspace's.
+const CAMPAIGN_RUST: (u32, u32, u32) = (1, 93, 1);
+
+/// Says which Rust the campaign build needs before cargo fails deep inside
+/// LibAFL's dependencies with a less helpful message.
+fn check_toolchain() -> Result<(), String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", rustc.to_string_lossy()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let Some(version) = rustc_version(&text) else {
+        return Ok(()); // an unusual rustc: let cargo speak for it
+    };
+    if version >= CAMPAIGN_RUST {
+        return Ok(());
+    }
+    let (major, minor, patch) = CAMPAIGN_RUST;
+    Err(format!(
+        "cargo covcheck needs Rust {major}.{minor}.{patch} or newer (the campaign engine, \
+         LibAFL 0.16, needs it), but this is {}; run `rustup update stable` \
+         (plain `cargo test` of your properties still works on this one)",
+        text.trim()
+    ))
+}
+
+/// (major, minor, patch) of `rustc --version` output ("rustc 1.95.0 (...)").
+fn rustc_version(text: &str) -> Option<(u32, u32, u32)> {
+    let number = text.split_whitespace().nth(1)?;
+    let number = number.split('-').next()?;
+    let mut parts = number.split('.').map(|p| p.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
 }
 
 /// Runs the cargo build and collects the test binaries of the selected
@@ -233,4 +270,24 @@ fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, Strin
 
 fn package_dir(manifest: &Path) -> PathBuf {
     manifest.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rustc_versions_are_read_and_compared() {
+        assert_eq!(
+            rustc_version("rustc 1.95.0 (59807616e 2026-04-14)"),
+            Some((1, 95, 0))
+        );
+        assert_eq!(
+            rustc_version("rustc 1.94.0-nightly (abc 2026-01-01)"),
+            Some((1, 94, 0))
+        );
+        assert_eq!(rustc_version("garbage"), None);
+        assert!(rustc_version("rustc 1.93.0 (x)").unwrap() < CAMPAIGN_RUST);
+        assert!(rustc_version("rustc 1.93.1 (x)").unwrap() >= CAMPAIGN_RUST);
+    }
 }
