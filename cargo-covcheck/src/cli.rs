@@ -30,8 +30,11 @@ Examples:
 
 What happens:
   1. The crate's tests are rebuilt with SanitizerCoverage (on stable Rust) into
-     target/covcheck, leaving your normal build alone. Only the selected
-     packages are instrumented; dependencies, std and covcheck are not.
+     ~/.cache/covcheck/build (COVCHECK_BUILD_DIR, or DIR/covcheck/build with
+     --target-dir DIR), leaving your normal build alone; it is shared by all
+     your crates, so the campaign engine is compiled once per toolchain. Only
+     the selected packages are instrumented; dependencies, std and covcheck
+     are not. Campaign state (the corpus cache) stays in target/covcheck.
   2. Each test binary lists its #[covcheck] properties.
   3. Each property gets a coverage-guided campaign in its own worker process.
      A failure (panic, abort, stack overflow, segfault, timeout, out of

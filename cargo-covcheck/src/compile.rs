@@ -1,7 +1,14 @@
 //! The builds: `cargo test --no-run` into the user's own target directory
 //! (for `cargo covcheck replay`), or instrumented, with the SanitizerCoverage
-//! wrapper, covcheck-rt's `campaign` feature and a profile of our own, into
-//! `<target-dir>/covcheck` so that the user's normal build stays valid.
+//! wrapper, covcheck-rt's `campaign` feature and a profile of our own, into a
+//! build directory of its own so that the user's normal build stays valid.
+//!
+//! That build directory is shared by every crate on the machine (see
+//! [`instrumented_build_dir`]): the campaign engine (LibAFL and its
+//! dependencies, about a minute on two cores) is then built once per
+//! machine and toolchain, not once per crate. Cargo keeps the artifacts of
+//! different crates, versions and toolchains apart by their metadata hash,
+//! as it does for the packages of one workspace.
 
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -19,8 +26,11 @@ const STUBS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libcovcheck_sanco
 pub struct Plan {
     pub metadata: Metadata,
     pub selected: Vec<PackageId>,
-    /// `<target-dir>/covcheck`: the instrumented build and campaign state.
+    /// `<target-dir>/covcheck`: the campaign state (corpus cache, work
+    /// directories, coverage records) of this crate.
     pub covcheck_dir: PathBuf,
+    /// Where the instrumented build goes.
+    pub build_dir: PathBuf,
     /// The user's target directory, for the plain build.
     target_dir: PathBuf,
     /// For each selected package, the name it gives covcheck-rt.
@@ -95,13 +105,38 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
             .map_err(|e| format!("bad --target-dir {}: {e}", dir.display()))?,
         None => metadata.target_directory.clone().into_std_path_buf(),
     };
+    let build_dir = instrumented_build_dir(build.target_dir.is_some(), &target_dir);
     Ok(Plan {
         covcheck_dir: target_dir.join("covcheck"),
+        build_dir,
         target_dir,
         metadata,
         selected,
         runtime_names,
     })
+}
+
+/// Set to a directory to put every instrumented build there.
+pub const BUILD_DIR_ENV: &str = "COVCHECK_BUILD_DIR";
+
+/// The instrumented build's directory: `COVCHECK_BUILD_DIR`; with an
+/// explicit `--target-dir`, `<dir>/covcheck/build` (the user asked for
+/// everything to go there); otherwise the machine-wide
+/// `$XDG_CACHE_HOME/covcheck/build` (`~/.cache/covcheck/build`), shared by
+/// all crates, falling back to `<target>/covcheck/build` without a home.
+fn instrumented_build_dir(explicit_target_dir: bool, target_dir: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os(BUILD_DIR_ENV).filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let own = target_dir.join("covcheck").join("build");
+    if explicit_target_dir {
+        return own;
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")));
+    cache.map_or(own, |cache| cache.join("covcheck").join("build"))
 }
 
 impl Plan {
@@ -172,9 +207,7 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
             .map_err(|e| format!("cannot write {}: {e}", stubs.display()))?;
     }
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
-    command
-        .arg("--target-dir")
-        .arg(plan.covcheck_dir.join("build"));
+    command.arg("--target-dir").arg(&plan.build_dir);
     if build.release {
         command.arg("--release");
     } else {

@@ -361,3 +361,39 @@ fn sigterm_stops_the_workers_and_prints_the_summary() {
         Vec::<String>::new()
     );
 }
+
+/// `cargo covcheck` on a crate, as a user runs it: no `--target-dir`, so
+/// the instrumented build goes to the machine-wide build directory (here the
+/// end-to-end tests' own, through `COVCHECK_BUILD_DIR`).
+fn list_with_shared_build(fixture: &Fixture) -> String {
+    let output = Command::new(covcheck_e2e::cargo_covcheck())
+        .args(["covcheck", "list", "--manifest-path"])
+        .arg(fixture.path().join("Cargo.toml"))
+        .env(
+            "COVCHECK_BUILD_DIR",
+            covcheck_e2e::target_dir().join("covcheck/build"),
+        )
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let text = covcheck_e2e::text_of(&output);
+    assert!(output.status.success(), "{text}");
+    text
+}
+
+#[test]
+fn a_second_crate_reuses_the_engine_build() {
+    let first = Fixture::new("first_crate", PASSING);
+    list_with_shared_build(&first);
+    let second = Fixture::new("second_crate", PASSING);
+    let text = list_with_shared_build(&second);
+    assert!(text.contains("second_crate::tests::passes"), "{text}");
+    assert!(
+        !text.contains("Compiling libafl"),
+        "LibAFL is built once per machine:\n{text}"
+    );
+    assert!(
+        !text.contains("Compiling covcheck-rt"),
+        "and so is the runtime:\n{text}"
+    );
+}
