@@ -3,11 +3,14 @@
 //!
 //! Every tool runs the same property of every target with its own default
 //! generators, N times with different RNG seeds, under a time budget. The
-//! suite's probe prints when the first failure happened (executions and
-//! microseconds since the first execution) and the size of each failing
-//! input; the last size is the size of the final, shrunk counterexample.
+//! suite's probe (`bench/suite/src/probe.rs`) counts calls of the property's
+//! body in every tool alike and writes to a file (`BENCH_PROBE_OUT`) when the
+//! first failure happened (executions and microseconds since the first
+//! execution), the size of each failing input (the last one is the size of
+//! the final, shrunk counterexample) and, every 10 ms, the executions so far.
 //! Results go to a CSV file and to a Markdown table per target with each
-//! tool's median and its ratio to the best tool.
+//! tool's median over all its runs and its ratio to the best tool; see
+//! [`median`] for how runs that found nothing count.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -40,13 +43,25 @@ struct Options {
     only: Option<String>,
 }
 
-/// One run of one tool on one target.
+/// How long a tool may go on after its first failure (shrinking), and how
+/// long libFuzzer's crash minimiser may run.
+const SHRINK_GRACE: Duration = Duration::from_secs(30);
+
+/// One run of one tool on one target, as the probe saw it.
 #[derive(Clone, Debug, Default)]
 struct Outcome {
+    /// The property failed within the budget.
     found: bool,
+    /// Executions up to and including the first failure.
     execs: Option<u64>,
+    /// Microseconds from the first execution to the first failure.
     micros: Option<u64>,
+    /// The size of the final counterexample.
     size: Option<u64>,
+    /// For a run that found nothing: the executions it made within the
+    /// budget, as far as the probe's periodic count shows (its last count at
+    /// or before the budget).
+    budget_execs: Option<u64>,
 }
 
 pub fn main(args: &[String], root: &Path) -> Result<(), String> {
@@ -102,10 +117,13 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
 
     let suite = root.join("bench/suite");
     // Shared with the end-to-end tests, so that CI builds LibAFL once.
-    let target_dir = root.join("target/e2e");
+    let covcheck = campaigns::build_cargo_covcheck(root)?;
+    let target_dir = campaigns::target_dir_of(&covcheck).join("e2e");
+    // The probe's file and libFuzzer's artifacts, remade for every run.
+    let work = target_dir.join("bench");
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     eprintln!("bench: building the harnesses (release)");
     let harnesses = build_harnesses(&suite, &target_dir)?;
-    let covcheck = campaigns::build_cargo_covcheck(root)?;
     eprintln!("bench: building the instrumented harness (cargo covcheck list)");
     let listed = Command::new(&covcheck)
         .args(["covcheck", "list", "--manifest-path"])
@@ -126,7 +144,8 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
         }
     };
 
-    let mut csv = String::from("target,bug,tool,seed,found,execs,micros,final_size\n");
+    let mut csv =
+        String::from("target,bug,tool,seed,found,execs,micros,final_size,execs_in_budget\n");
     let mut tables = String::new();
     for (target, bug) in &targets {
         let mut results: BTreeMap<&str, Vec<Outcome>> = BTreeMap::new();
@@ -144,6 +163,7 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
                         bug,
                         seed,
                         options.budget,
+                        &work,
                     )?,
                     "libfuzzer" => fuzz(
                         libfuzzer.as_ref().expect("checked"),
@@ -151,21 +171,31 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
                         bug,
                         seed,
                         options.budget,
+                        &work,
                     )?,
-                    _ => plain(&harnesses[tool], tool, target, bug, seed, options.budget)?,
+                    _ => plain(
+                        &harnesses[tool],
+                        tool,
+                        target,
+                        bug,
+                        seed,
+                        options.budget,
+                        &work,
+                    )?,
                 };
                 eprintln!("bench: {target} {bug} {tool} seed {seed}: {outcome:?}");
                 csv.push_str(&format!(
-                    "{target},{bug},{tool},{seed},{},{},{},{}\n",
+                    "{target},{bug},{tool},{seed},{},{},{},{},{}\n",
                     outcome.found,
                     opt(outcome.execs),
                     opt(outcome.micros),
-                    opt(outcome.size)
+                    opt(outcome.size),
+                    opt(outcome.budget_execs)
                 ));
                 results.entry(tool).or_default().push(outcome);
             }
         }
-        tables.push_str(&table(target, bug, &results, options.seeds));
+        tables.push_str(&table(target, bug, &results, options.seeds, options.budget));
     }
     if let Some(dir) = options.csv.parent() {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
@@ -175,8 +205,14 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
 
     println!(
         "# covcheck benchmark\n\n{} seed(s) per tool and target, {:.0} s budget per run. \
-         Time and executions are medians over the runs that found the bug, from the first \
-         execution (build and start-up excluded). Ratio: median time over the best tool's.\n",
+         Time and executions are counted by the suite's probe in every tool, from the first \
+         execution (build and start-up excluded) to the first failure, and are medians over \
+         all runs: a run that found nothing counts as the whole budget for time and as the \
+         executions it made in the budget for executions; `≥` marks a median that such a run \
+         reaches, which is a lower bound. Sizes are of the final counterexample (libFuzzer's \
+         after its crash minimiser); a run that found nothing counts as larger than any, and \
+         `-` means half the runs or more found nothing. Ratio: median time (bugs) or size \
+         (shrinking) over the best exact median.\n",
         options.seeds,
         options.budget.as_secs_f64()
     );
@@ -254,15 +290,36 @@ fn build_harnesses(
     Ok(harnesses)
 }
 
-/// Runs `command` until it ends, or until `budget` has passed without a
-/// failure (then it is killed), or a grace period for shrinking after one.
-/// Returns its combined output.
-fn run_with_budget(mut command: Command, budget: Duration) -> Result<String, String> {
+/// How long a tool may take to reach its first execution: `cargo covcheck`
+/// checks its build first (which may wait for cargo's lock on the target
+/// directory) and discovers the properties.
+const STARTUP: Duration = Duration::from_secs(300);
+
+/// Runs `command` until it ends, or until `budget` has passed since its
+/// first execution without a failure (then it is killed), or a grace period
+/// for shrinking after one. The budget counts from the first execution, as
+/// the probe does, so that starting up (for `cargo covcheck`, checking the
+/// build and discovering the properties) does not eat into it. The probe
+/// appends to `probe` (emptied first; see `bench/suite/src/probe.rs`).
+/// Returns the command's combined output and the probe's lines; a command
+/// that never ran the property is an error, not a run that found nothing.
+fn run_with_budget(
+    mut command: Command,
+    budget: Duration,
+    probe: &Path,
+) -> Result<(String, String), String> {
     use std::io::BufRead;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
+    match std::fs::remove_file(probe) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot remove {}: {e}", probe.display()));
+        }
+        _ => {}
+    }
     let mut child = command
+        .env("BENCH_PROBE_OUT", probe)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -287,18 +344,34 @@ fn run_with_budget(mut command: Command, budget: Duration) -> Result<String, Str
     };
     let err_reader = reader(Box::new(child.stderr.take().expect("piped")));
     let out_reader = reader(Box::new(child.stdout.take().expect("piped")));
+    // The probe's file tells when the first execution happened and, for the
+    // campaign, whose worker writes the probe's stderr lines to its own log
+    // rather than to this pipe, when the first failure did. Only its new
+    // lines are read.
+    let mut watched = 0;
+    let mut first_exec: Option<Instant> = None;
     let started = Instant::now();
-    let grace = Duration::from_secs(30);
     loop {
         if child.try_wait().map_err(|e| e.to_string())?.is_some() {
             break;
         }
-        let limit = if found.load(Ordering::SeqCst) {
-            budget + grace
-        } else {
-            budget + Duration::from_millis(500)
+        if (first_exec.is_none() || !found.load(Ordering::SeqCst))
+            && let Ok(text) = std::fs::read(probe)
+            && let Some(end) = text.iter().rposition(|&b| b == b'\n')
+            && end + 1 > watched
+        {
+            first_exec.get_or_insert_with(Instant::now);
+            if String::from_utf8_lossy(&text[watched..=end]).contains("BENCH-FOUND") {
+                found.store(true, Ordering::SeqCst);
+            }
+            watched = end + 1;
+        }
+        let deadline = match first_exec {
+            None => started + STARTUP,
+            Some(first) if found.load(Ordering::SeqCst) => first + budget + SHRINK_GRACE,
+            Some(first) => first + budget + Duration::from_millis(500),
         };
-        if started.elapsed() > limit {
+        if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
             break;
@@ -307,27 +380,51 @@ fn run_with_budget(mut command: Command, budget: Duration) -> Result<String, Str
     }
     let out = out_reader.join().unwrap_or_default();
     let err = err_reader.join().unwrap_or_default();
-    Ok(format!("{out}\n{err}"))
+    let output = format!("{out}\n{err}");
+    let probed = std::fs::read_to_string(probe).unwrap_or_default();
+    if probed.is_empty() {
+        let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+        return Err(format!(
+            "{command:?} never ran the property (within {} s of starting); its output ends:\n{}",
+            STARTUP.as_secs(),
+            lines[lines.len().saturating_sub(20)..].join("\n")
+        ));
+    }
+    Ok((output, probed))
 }
 
-/// Reads the probe's lines.
+/// Reads the probe's lines: the first failure counts if it came within
+/// `budget` of the first execution.
 fn parse_probe(text: &str, budget: Duration) -> Outcome {
+    let budget = u64::try_from(budget.as_micros()).unwrap_or(u64::MAX);
+    let numbers = |rest: &str| -> Vec<u64> {
+        rest.split_whitespace()
+            .map_while(|w| w.parse().ok())
+            .collect()
+    };
     let mut outcome = Outcome::default();
     for line in text.lines() {
         if let Some(at) = line.find("BENCH-FOUND ") {
-            let mut words = line[at + 12..].split_whitespace();
-            let execs = words.next().and_then(|w| w.parse().ok());
-            let micros: Option<u64> = words.next().and_then(|w| w.parse().ok());
-            if micros.is_some_and(|m| m <= budget.as_micros() as u64) && !outcome.found {
+            if let [execs, micros, ..] = numbers(&line[at + 12..])[..]
+                && micros <= budget
+                && !outcome.found
+            {
                 outcome.found = true;
-                outcome.execs = execs;
-                outcome.micros = micros;
+                outcome.execs = Some(execs);
+                outcome.micros = Some(micros);
             }
         } else if let Some(at) = line.find("BENCH-SIZE ") {
             outcome.size = line[at + 11..].trim().parse().ok();
+        } else if let Some(at) = line.find("BENCH-EXECS ")
+            && let [execs, micros, ..] = numbers(&line[at + 12..])[..]
+            && micros <= budget
+        {
+            outcome.budget_execs = Some(outcome.budget_execs.unwrap_or(0).max(execs));
         }
     }
-    if !outcome.found {
+    if outcome.found {
+        outcome.budget_execs = None; // only scored for runs that found nothing
+    } else {
         outcome.size = None;
     }
     outcome
@@ -341,6 +438,7 @@ fn plain(
     bug: &str,
     seed: u64,
     budget: Duration,
+    work: &Path,
 ) -> Result<Outcome, String> {
     let mut command = Command::new(harness);
     command
@@ -353,17 +451,18 @@ fn plain(
             .env("COVCHECK_CASES", cases)
             .env("COVCHECK_SEED", seed.to_string())
             .env("COVCHECK_SEEDS", "off"),
+        // Failure persistence is off in the harness's own config
+        // (`failure_persistence: None`), whatever the environment says.
         "proptest" => command
             .env("PROPTEST_CASES", cases)
             .env("PROPTEST_RNG_SEED", seed.to_string())
-            .env("PROPTEST_MAX_GLOBAL_REJECTS", cases)
-            .env("PROPTEST_FAILURE_PERSISTENCE", "off"),
+            .env("PROPTEST_MAX_GLOBAL_REJECTS", cases),
         _ => command
             .env("BENCH_CASES", cases)
             .env("BENCH_SEED", seed.to_string()),
     };
-    let text = run_with_budget(command, budget)?;
-    Ok(parse_probe(&text, budget))
+    let (_, probed) = run_with_budget(command, budget, &work.join("probe.txt"))?;
+    Ok(parse_probe(&probed, budget))
 }
 
 /// Builds the libFuzzer harness (`bench/libfuzzer`) with cargo-fuzz's flags
@@ -417,15 +516,17 @@ fn build_libfuzzer(root: &Path, target_dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// A run of the libFuzzer harness (one process; libFuzzer stops at the
-/// first crash and does not shrink, so the size is the crashing input's).
+/// first crash, which [`minimized_size`] then minimises and measures).
 fn fuzz(
     binary: &Path,
     target: &str,
     bug: &str,
     seed: u64,
     budget: Duration,
+    work: &Path,
 ) -> Result<Outcome, String> {
-    let artifacts = std::env::temp_dir().join("covcheck-bench-libfuzzer");
+    let artifacts = work.join("libfuzzer-artifacts");
+    let _ = std::fs::remove_dir_all(&artifacts);
     std::fs::create_dir_all(&artifacts).map_err(|e| e.to_string())?;
     let mut command = Command::new(binary);
     command
@@ -434,11 +535,100 @@ fn fuzz(
         .arg(format!("-artifact_prefix={}/", artifacts.display()))
         .env("BENCH_TARGET", target)
         .env("BENCH_BUG", bug);
-    let text = run_with_budget(command, budget)?;
-    Ok(parse_probe(&text, budget))
+    let (_, probed) = run_with_budget(command, budget, &work.join("probe.txt"))?;
+    let mut outcome = parse_probe(&probed, budget);
+    if outcome.found {
+        outcome.size = minimized_size(binary, target, bug, seed, &artifacts);
+    }
+    Ok(outcome)
+}
+
+/// The size of libFuzzer's crash after libFuzzer's own minimiser, as the
+/// probe measures it when the minimised input is replayed.
+///
+/// libFuzzer stops at its first crash and does not shrink it, so scoring
+/// that crash's size would compare other tools' shrinkers with no shrinking
+/// at all. A libFuzzer user minimises a crash with `cargo fuzz tmin`, which
+/// runs `-minimize_crash=1 -runs=255`; so does this. It is reliable within a
+/// small budget: each round runs 255 mutations looking for a strictly
+/// shorter crashing input and stops at the first round that finds none, so
+/// there are at most as many rounds as the crash has bytes, and the whole
+/// minimisation is capped at [`SHRINK_GRACE`], as the other tools' shrinking
+/// is. Every shorter crash is written to `-exact_artifact_path` as soon as
+/// it is found, so a minimisation cut short still leaves its best input; if
+/// that does not fail when replayed (cut mid-write), the crash itself is
+/// measured. libFuzzer minimises length in bytes, not the probe's size:
+/// shorter inputs decode (through `arbitrary`) to fewer and smaller values,
+/// but the result need not be minimal in the probe's terms.
+fn minimized_size(
+    binary: &Path,
+    target: &str,
+    bug: &str,
+    seed: u64,
+    artifacts: &Path,
+) -> Option<u64> {
+    let crash = std::fs::read_dir(artifacts)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("crash-"))
+        })?;
+    let minimized = artifacts.join("minimized");
+    let mut command = Command::new(binary);
+    command
+        .args(["-minimize_crash=1", "-runs=255"])
+        .arg(format!("-seed={seed}"))
+        .arg(format!("-exact_artifact_path={}", minimized.display()))
+        .arg(&crash)
+        .env("BENCH_TARGET", target)
+        .env("BENCH_BUG", bug)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Err(message) = run_group_for(command, SHRINK_GRACE) {
+        eprintln!("bench: libfuzzer's crash minimiser: {message}");
+    }
+    let replay = |input: &Path| {
+        let output = Command::new(binary)
+            .arg(input)
+            .env("BENCH_TARGET", target)
+            .env("BENCH_BUG", bug)
+            .stdout(Stdio::null())
+            .output()
+            .ok()?;
+        parse_probe(&String::from_utf8_lossy(&output.stderr), Duration::MAX).size
+    };
+    replay(&minimized).or_else(|| replay(&crash))
+}
+
+/// Runs `command` in a process group of its own, and kills the group if it
+/// is still running after `limit` (libFuzzer's minimiser runs each round in
+/// child processes).
+fn run_group_for(mut command: Command, limit: Duration) -> Result<(), String> {
+    use std::os::unix::process::CommandExt;
+
+    let mut child = command
+        .process_group(0)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    while child.try_wait().map_err(|e| e.to_string())?.is_none() {
+        if started.elapsed() > limit {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.wait();
+            return Err(format!("stopped after {} s", limit.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
 }
 
 /// A run under `cargo covcheck`.
+#[allow(clippy::too_many_arguments)]
 fn campaign(
     covcheck: &Path,
     suite: &Path,
@@ -447,6 +637,7 @@ fn campaign(
     bug: &str,
     seed: u64,
     budget: Duration,
+    work: &Path,
 ) -> Result<Outcome, String> {
     let mut command =
         campaigns::measuring_command(covcheck, &suite.join("Cargo.toml"), target_dir, seed);
@@ -454,71 +645,195 @@ fn campaign(
         .args(["--exact", &format!("covcheck_harness::{target}")])
         .args(["--time", &format!("{}ms", budget.as_millis())])
         .env("BENCH_BUG", bug);
-    let text = run_with_budget(command, budget)?;
+    let (text, probed) = run_with_budget(command, budget, &work.join("probe.txt"))?;
     let run =
         campaigns::read_events(&text).map_err(|e| format!("cargo covcheck on {target}: {e}"))?;
-    let mut outcome = Outcome {
-        found: run.found.is_some(),
-        execs: run.found.map(|(execs, _)| execs),
-        micros: run.found.map(|(_, micros)| micros),
-        size: None,
-    };
-    // The worker's own output (the probe's lines) is in its log.
-    let log = target_dir.join(format!(
-        "covcheck/work/covcheck-bench-suite.covcheck_harness..{target}/campaign.log"
-    ));
-    if outcome.found {
-        let probe = parse_probe(
-            &std::fs::read_to_string(log).unwrap_or_default(),
-            Duration::MAX,
+    // Executions, time and size come from the probe, as for every other
+    // tool, and not from the finding event's `execs_to_find` and
+    // `found_after_us`: those are the engine's own counters, which count
+    // every run of its harness and some shape-learning runs, not calls of
+    // the property's body, so they would measure the campaign with another
+    // ruler. The worker inherits `BENCH_PROBE_OUT` and writes the probe's
+    // lines to that file: its stderr goes to a log under the supervisor's
+    // work directory, not to us. The probe records its count at the first
+    // failure, so the runs that reproduce and shrink the failure after it
+    // are not counted.
+    let outcome = parse_probe(&probed, budget);
+    if run.found.is_some() != outcome.found {
+        eprintln!(
+            "bench: note: on {target} the engine {} a finding and the probe {} one within the \
+             budget; the probe's count is used",
+            if run.found.is_some() {
+                "reported"
+            } else {
+                "did not report"
+            },
+            if outcome.found { "saw" } else { "did not see" },
         );
-        outcome.size = probe.size;
     }
     Ok(outcome)
 }
 
-fn median(mut values: Vec<f64>) -> Option<f64> {
+/// One run's value of a measure, for a median over every run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Measured {
+    /// The run found the bug and measured this.
+    Found(f64),
+    /// The run found nothing, so it would have measured at least this: the
+    /// budget for time, the executions it made in the budget for executions,
+    /// and infinity for the size of a counterexample it does not have.
+    AtLeast(f64),
+}
+
+impl Measured {
+    fn get(self) -> f64 {
+        match self {
+            Measured::Found(v) | Measured::AtLeast(v) => v,
+        }
+    }
+}
+
+/// A median and whether it is only a lower bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Median {
+    value: f64,
+    lower_bound: bool,
+}
+
+/// The median over every run, a run that found nothing counting with its
+/// [`Measured::AtLeast`], so that a tool that finds a bug once in five runs
+/// does not rank by that one run. The median cannot fall if a value rises,
+/// so a median of lower bounds is a lower bound of the true median, and it
+/// is exact when every value sorted at or below the middle is [`Measured::Found`]
+/// (the true values of the others lie above the middle as well).
+fn median(values: &[Measured]) -> Option<Median> {
     if values.is_empty() {
         return None;
     }
-    values.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    let mid = values.len() / 2;
-    Some(if values.len().is_multiple_of(2) {
-        (values[mid - 1] + values[mid]) / 2.0
+    let mut sorted = values.to_vec();
+    // At equal values, runs that found the bug come first.
+    sorted.sort_by(|a, b| {
+        a.get()
+            .partial_cmp(&b.get())
+            .expect("no NaN")
+            .then(matches!(a, Measured::AtLeast(_)).cmp(&matches!(b, Measured::AtLeast(_))))
+    });
+    let mid = sorted.len() / 2;
+    let value = if sorted.len().is_multiple_of(2) {
+        (sorted[mid - 1].get() + sorted[mid].get()) / 2.0
     } else {
-        values[mid]
-    })
+        sorted[mid].get()
+    };
+    let lower_bound = sorted[..=mid]
+        .iter()
+        .any(|v| matches!(v, Measured::AtLeast(_)));
+    Some(Median { value, lower_bound })
+}
+
+/// A run's time to the bug in µs, or at least the budget.
+fn time_value(outcome: &Outcome, budget: Duration) -> Measured {
+    match outcome.micros {
+        Some(micros) if outcome.found => Measured::Found(micros as f64),
+        _ => Measured::AtLeast(budget.as_micros() as f64),
+    }
+}
+
+/// A run's executions to the bug, or at least those it made in the budget.
+fn execs_value(outcome: &Outcome) -> Measured {
+    match outcome.execs {
+        Some(execs) if outcome.found => Measured::Found(execs as f64),
+        _ => Measured::AtLeast(outcome.budget_execs.unwrap_or(0) as f64),
+    }
+}
+
+/// A run's final counterexample size, or larger than any.
+fn size_value(outcome: &Outcome) -> Measured {
+    match outcome.size {
+        Some(size) if outcome.found => Measured::Found(size as f64),
+        _ => Measured::AtLeast(f64::INFINITY),
+    }
+}
+
+/// The medians of one tool on one target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Stats {
+    time: Option<Median>,
+    execs: Option<Median>,
+    size: Option<Median>,
+}
+
+fn stats(outcomes: &[Outcome], budget: Duration) -> Stats {
+    let of = |f: &dyn Fn(&Outcome) -> Measured| median(&outcomes.iter().map(f).collect::<Vec<_>>());
+    Stats {
+        time: of(&|o| time_value(o, budget)),
+        execs: of(&execs_value),
+        size: of(&size_value),
+    }
+}
+
+/// The ratio of each tool's score to the best score, by tool, as text. Only
+/// exact, finite medians can be the best; a lower bound gives a ratio that
+/// is a lower bound too (`≥`), and an infinite or missing score gives `-`.
+fn ratios<'a>(scores: &[(&'a str, Option<Median>)]) -> BTreeMap<&'a str, String> {
+    let best = scores
+        .iter()
+        .filter_map(|(_, m)| *m)
+        .filter(|m| !m.lower_bound && m.value.is_finite())
+        .map(|m| m.value)
+        .reduce(f64::min);
+    scores
+        .iter()
+        .map(|(tool, score)| {
+            let text = match (score, best) {
+                (Some(s), Some(best)) if s.value.is_finite() => {
+                    // Values under one (µs) count as one, so ratios stay finite.
+                    let ratio = s.value.max(1.0) / best.max(1.0);
+                    format!("{}{ratio:.1}×", if s.lower_bound { "≥ " } else { "" })
+                }
+                _ => "-".to_string(),
+            };
+            (*tool, text)
+        })
+        .collect()
+}
+
+/// A median as text: `-` for none or infinity, `≥` before a lower bound.
+fn show(median: Option<Median>, format: impl Fn(f64) -> String) -> String {
+    match median {
+        Some(m) if m.value.is_finite() => {
+            format!(
+                "{}{}",
+                if m.lower_bound { "≥ " } else { "" },
+                format(m.value)
+            )
+        }
+        _ => "-".to_string(),
+    }
 }
 
 /// The Markdown table of one target.
-fn table(target: &str, bug: &str, results: &BTreeMap<&str, Vec<Outcome>>, seeds: u64) -> String {
+fn table(
+    target: &str,
+    bug: &str,
+    results: &BTreeMap<&str, Vec<Outcome>>,
+    seeds: u64,
+    budget: Duration,
+) -> String {
     let shrinking = catalog::SHRINKING.contains(&target);
     let title = if bug.is_empty() {
         format!("`{target}`")
     } else {
         format!("`{target}`: `{bug}`")
     };
-    let stat = |outcomes: &Vec<Outcome>, f: fn(&Outcome) -> Option<u64>| {
-        median(
-            outcomes
-                .iter()
-                .filter(|o| o.found)
-                .filter_map(f)
-                .map(|v| v as f64)
-                .collect(),
-        )
-    };
-    let score = |outcomes: &Vec<Outcome>| {
-        if shrinking {
-            stat(outcomes, |o| o.size)
-        } else {
-            stat(outcomes, |o| o.micros)
-        }
-    };
-    let best = results
-        .values()
-        .filter_map(score)
-        .fold(f64::INFINITY, f64::min);
+    let stats: BTreeMap<&str, Stats> = results
+        .iter()
+        .map(|(tool, outcomes)| (*tool, stats(outcomes, budget)))
+        .collect();
+    let scores: Vec<(&str, Option<Median>)> = stats
+        .iter()
+        .map(|(tool, s)| (*tool, if shrinking { s.size } else { s.time }))
+        .collect();
+    let ratios = ratios(&scores);
     let mut out = format!("### {title}\n\n");
     if shrinking {
         out.push_str(
@@ -531,18 +846,16 @@ fn table(target: &str, bug: &str, results: &BTreeMap<&str, Vec<Outcome>>, seeds:
     }
     for (tool, outcomes) in results {
         let found = outcomes.iter().filter(|o| o.found).count();
-        let time = stat(outcomes, |o| o.micros).map_or("-".to_string(), human_micros);
-        // Times under a microsecond count as one, so that ratios stay finite.
-        let ratio = score(outcomes).map_or("-".to_string(), |s| {
-            format!("{:.1}×", s.max(1.0) / best.max(1.0))
-        });
+        let s = stats[tool];
+        let time = show(s.time, human_micros);
+        let ratio = &ratios[tool];
         if shrinking {
-            let size = stat(outcomes, |o| o.size).map_or("-".to_string(), |s| format!("{s:.0}"));
+            let size = show(s.size, |v| format!("{v:.0}"));
             out.push_str(&format!(
                 "| {tool} | {found}/{seeds} | {size} | {time} | {ratio} |\n"
             ));
         } else {
-            let execs = stat(outcomes, |o| o.execs).map_or("-".to_string(), |e| format!("{e:.0}"));
+            let execs = show(s.execs, |v| format!("{v:.0}"));
             out.push_str(&format!(
                 "| {tool} | {found}/{seeds} | {time} | {execs} | {ratio} |\n"
             ));
@@ -712,4 +1025,157 @@ fn rebuild_times(
             Ok(started.elapsed())
         };
     Ok((time(&normal)?, time(&instrumented)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BUDGET: Duration = Duration::from_secs(10);
+
+    fn found(micros: u64, execs: u64, size: u64) -> Outcome {
+        Outcome {
+            found: true,
+            execs: Some(execs),
+            micros: Some(micros),
+            size: Some(size),
+            budget_execs: None,
+        }
+    }
+
+    fn missed(budget_execs: u64) -> Outcome {
+        Outcome {
+            budget_execs: Some(budget_execs),
+            ..Outcome::default()
+        }
+    }
+
+    fn exact(value: f64) -> Option<Median> {
+        Some(Median {
+            value,
+            lower_bound: false,
+        })
+    }
+
+    fn at_least(value: f64) -> Option<Median> {
+        Some(Median {
+            value,
+            lower_bound: true,
+        })
+    }
+
+    #[test]
+    fn runs_that_all_found_give_the_plain_median() {
+        let s = stats(&[found(30, 3, 7), found(10, 1, 5), found(20, 2, 9)], BUDGET);
+        assert_eq!(s.time, exact(20.0));
+        assert_eq!(s.execs, exact(2.0));
+        assert_eq!(s.size, exact(7.0));
+        let even = stats(&[found(10, 1, 5), found(20, 2, 9)], BUDGET);
+        assert_eq!(even.time, exact(15.0));
+    }
+
+    #[test]
+    fn a_run_that_found_nothing_counts_as_the_budget() {
+        // Two of three found: the miss sorts above both, so the median is
+        // the slower find, and it is exact.
+        let s = stats(&[found(10, 1, 5), missed(900), found(40, 4, 6)], BUDGET);
+        assert_eq!(s.time, exact(40.0));
+        assert_eq!(s.execs, exact(4.0));
+        assert_eq!(s.size, exact(6.0));
+        // One of three: the median is a miss, so it is the budget, a lower bound.
+        let s = stats(&[missed(900), found(10, 1, 5), missed(800)], BUDGET);
+        assert_eq!(s.time, at_least(10e6));
+        assert_eq!(s.execs, at_least(800.0));
+        assert_eq!(s.size.map(|m| m.value), Some(f64::INFINITY));
+        // An even count averages a find with the budget: still a lower bound.
+        let s = stats(&[found(0, 1, 5), missed(9)], BUDGET);
+        assert_eq!(s.time, at_least(5e6));
+        // Nothing found: the budget.
+        assert_eq!(stats(&[missed(5)], BUDGET).time, at_least(10e6));
+    }
+
+    #[test]
+    fn a_miss_below_the_middle_makes_the_median_a_lower_bound() {
+        // A miss that made fewer executions in its budget than the finds
+        // needed sorts low; its true count is unknown, so the median is not
+        // exact.
+        let s = stats(&[missed(1), found(10, 50, 5), found(20, 60, 6)], BUDGET);
+        assert_eq!(s.execs, at_least(50.0));
+        assert_eq!(s.time, exact(20.0));
+    }
+
+    #[test]
+    fn a_lucky_single_find_does_not_rank_best() {
+        let lucky = stats(
+            &[
+                found(5, 1, 3),
+                missed(10),
+                missed(10),
+                missed(10),
+                missed(10),
+            ],
+            BUDGET,
+        );
+        let steady = stats(
+            &[
+                found(900, 9, 4),
+                found(1000, 10, 4),
+                found(1100, 11, 4),
+                found(800, 8, 4),
+                found(1200, 12, 4),
+            ],
+            BUDGET,
+        );
+        let times = ratios(&[("lucky", lucky.time), ("steady", steady.time)]);
+        assert_eq!(times["steady"], "1.0×");
+        assert_eq!(times["lucky"], "≥ 10000.0×");
+        let sizes = ratios(&[("lucky", lucky.size), ("steady", steady.size)]);
+        assert_eq!(sizes["steady"], "1.0×");
+        assert_eq!(sizes["lucky"], "-");
+    }
+
+    #[test]
+    fn only_exact_medians_can_be_the_best() {
+        let r = ratios(&[
+            ("a", at_least(5.0)),
+            ("b", exact(10.0)),
+            ("c", exact(20.0)),
+            ("d", None),
+        ]);
+        assert_eq!(r["a"], "≥ 0.5×");
+        assert_eq!(r["b"], "1.0×");
+        assert_eq!(r["c"], "2.0×");
+        assert_eq!(r["d"], "-");
+        let none = ratios(&[("a", at_least(5.0))]);
+        assert_eq!(none["a"], "-");
+    }
+
+    #[test]
+    fn medians_show_lower_bounds_and_hide_infinity() {
+        assert_eq!(show(at_least(10e6), human_micros), "≥ 10.00 s");
+        assert_eq!(show(exact(1500.0), human_micros), "1.5 ms");
+        assert_eq!(show(at_least(f64::INFINITY), |v| format!("{v}")), "-");
+        assert_eq!(show(None, |v| format!("{v}")), "-");
+    }
+
+    #[test]
+    fn the_probe_counts_the_first_failure_within_the_budget() {
+        let text = "BENCH-EXECS 1 0\nBENCH-EXECS 160 9000\nBENCH-FOUND 170 9500\n\
+                    BENCH-SIZE 40\nBENCH-SIZE 3\nBENCH-EXECS 400 20000\n";
+        let o = parse_probe(text, Duration::from_millis(15));
+        assert!(o.found);
+        assert_eq!(
+            (o.execs, o.micros, o.size),
+            (Some(170), Some(9500), Some(3))
+        );
+        assert_eq!(o.budget_execs, None);
+        // The same failure after a 5 ms budget does not count.
+        let late = parse_probe(text, Duration::from_millis(5));
+        assert!(!late.found);
+        assert_eq!(
+            (late.execs, late.size, late.budget_execs),
+            (None, None, Some(1))
+        );
+        assert!(parse_probe("BENCH-FOUND 1 5\n", Duration::MAX).found);
+    }
 }

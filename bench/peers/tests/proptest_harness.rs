@@ -1,6 +1,11 @@
 //! proptest's harness: the same properties with proptest's default
 //! strategies (`any::<T>()`). Cases and seed come from `PROPTEST_CASES` and
 //! `PROPTEST_RNG_SEED`, which proptest reads itself.
+//!
+//! Failure persistence is off (`failure_persistence: None`): by default
+//! proptest writes every failure's seed to a `.proptest-regressions` file
+//! beside this source and replays all of them before any new case, in every
+//! test of the file, so one run's failures would be handed to later runs.
 
 use covcheck_bench_suite::probe;
 use covcheck_bench_suite::targets::*;
@@ -12,6 +17,13 @@ fn run(outcome: Result<(), String>, size: usize) -> Result<(), TestCaseError> {
 }
 
 proptest! {
+    // `ProptestConfig::default()` reads the `PROPTEST_*` variables; the
+    // macro applies them again on top of this config.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
     #[test]
     fn dut(a in any::<Vec<i64>>()) { run(dut::check_dut(&a), dut::size(&a))?; }
 
