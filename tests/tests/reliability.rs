@@ -58,6 +58,28 @@ const FAULTS: &str = r#"
     }
 
     #[covcheck]
+    fn runs_out_of_memory(x: u32) {
+        if reached(x) {
+            let mut hoard = Vec::new();
+            loop {
+                hoard.push(vec![1u8; 1 << 20]);
+                black_box(&hoard);
+            }
+        }
+    }
+
+    fn deeper(n: u64) -> u64 {
+        black_box(n) + deeper(black_box(n + 1)) + 1
+    }
+
+    #[covcheck]
+    fn overflows_the_stack(x: u32) {
+        if reached(x) {
+            black_box(deeper(u64::from(x)));
+        }
+    }
+
+    #[covcheck]
     fn exits(x: u32) {
         if reached(x) {
             std::process::exit(0);
@@ -137,6 +159,8 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
         "2",
         "--timeout",
         "300ms",
+        "--rss-limit-mb",
+        "512",
         "--message-format",
         "json",
     ]);
@@ -152,6 +176,8 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
         ("aborts", "abort"),
         ("segfaults", "segfault"),
         ("hangs", "timeout"),
+        ("runs_out_of_memory", "out-of-memory"),
+        ("overflows_the_stack", "stack-overflow"),
         ("exits", "exit"),
     ] {
         let event = finding(&events, "faults", property);
@@ -317,48 +343,84 @@ fn processes_with(needle: &str) -> Vec<String> {
 }
 
 #[test]
-fn sigterm_stops_the_workers_and_prints_the_summary() {
+fn sigterm_and_sigint_stop_the_workers_and_print_the_summary() {
     let fixture = Fixture::new("stopped", LONG);
-    let mut run = fixture
-        .covcheck_command(&["--time", "10m", "--message-format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait for the campaign's first status report: the worker is running.
-    let mut lines = BufReader::new(run.stdout.take().unwrap()).lines();
-    let status = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .find(|l| l.contains("\"status\""));
-    assert!(status.is_some(), "the campaign reports progress");
-    assert!(!processes_with("tests::runs_until_stopped").is_empty());
+    for (signal, code) in [("TERM", 143), ("INT", 130)] {
+        let mut run = fixture
+            .covcheck_command(&["--time", "10m", "--message-format", "json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait for the campaign's first status report: the worker is running.
+        let mut lines = BufReader::new(run.stdout.take().unwrap()).lines();
+        let status = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find(|l| l.contains("\"status\""));
+        assert!(status.is_some(), "the campaign reports progress");
+        assert!(!processes_with("tests::runs_until_stopped").is_empty());
 
-    let killed = Command::new("kill")
-        .args(["-TERM", &run.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    let status = run.wait().unwrap();
-    assert_eq!(status.code(), Some(143), "128 + SIGTERM: {rest:?}");
-    assert!(
-        rest.iter().any(|l| l.contains("\"interrupted\"")),
-        "says it was interrupted: {rest:?}"
-    );
-    assert!(
-        rest.iter().any(|l| l.contains("\"finished\"")),
-        "and summarises: {rest:?}"
-    );
-    // The worker is gone with its supervisor (it is killed, not waited for:
-    // give the kernel a moment to reap it).
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !processes_with("tests::runs_until_stopped").is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
+        // To the supervisor alone, as `kill` or a CI runner's timeout sends it.
+        let killed = Command::new("kill")
+            .args([&format!("-{signal}"), &run.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let rest: Vec<String> = lines.map_while(Result::ok).collect();
+        let status = run.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "128 + SIG{signal}: {rest:?}");
+        assert!(
+            rest.iter()
+                .any(|l| l.contains(&format!("\"interrupted\",\"signal\":\"SIG{signal}\"")))
+                || rest
+                    .iter()
+                    .any(|l| l.contains("\"interrupted\"") && l.contains(signal)),
+            "says it was interrupted: {rest:?}"
+        );
+        assert!(
+            rest.iter().any(|l| l.contains("\"finished\"")),
+            "and summarises: {rest:?}"
+        );
+        // The worker is gone with its supervisor (it is killed, not waited
+        // for: give the kernel a moment to reap it).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !processes_with("tests::runs_until_stopped").is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(
+            processes_with("tests::runs_until_stopped"),
+            Vec::<String>::new()
+        );
     }
+}
+
+#[test]
+fn a_seed_that_cannot_be_saved_is_still_reported_with_its_value() {
+    let fixture = Fixture::new(
+        "unsaved",
+        "    #[covcheck]\n    fn p(x: u32) {\n        assert!(x != 0xC0DE, \"found it\");\n    }",
+    );
+    // A file where the seed directory must go: creating it fails (even for
+    // root, which a read-only permission would not stop).
+    fs::write(fixture.path().join("covcheck-seeds"), "not a directory").unwrap();
+    let output = fixture.covcheck(&["--runs", "100000", "--seed", "1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("x = 49374"),
+        "the value is printed:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "could not save the seed in {}",
+            fixture.seed_dir("p").display()
+        )),
+        "the error names the path:\n{stderr}"
+    );
     assert_eq!(
-        processes_with("tests::runs_until_stopped"),
-        Vec::<String>::new()
+        fs::read_to_string(fixture.path().join("covcheck-seeds")).unwrap(),
+        "not a directory"
     );
 }
 

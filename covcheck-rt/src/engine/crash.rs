@@ -46,6 +46,11 @@ pub fn run_forked(
     rss_limit_mb: u64,
 ) -> Outcome {
     let mut fds = [0i32; 2];
+    // The child may allocate up to the memory limit beyond what the worker
+    // holds already; past it an allocation fails at once ("memory
+    // allocation of N bytes failed"), so running out of memory is told from
+    // a hang however fast the memory grows.
+    let data_limit = (data_segment_bytes() + rss_limit_mb * 1024 * 1024) as libc::rlim_t;
     // SAFETY: plain libc calls; the child only runs the property and exits.
     unsafe {
         if libc::pipe(fds.as_mut_ptr()) != 0 {
@@ -58,6 +63,11 @@ pub fn run_forked(
         if pid == 0 {
             // A child left behind by a worker that was killed would run on.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            let limit = libc::rlimit {
+                rlim_cur: data_limit,
+                rlim_max: data_limit,
+            };
+            libc::setrlimit(libc::RLIMIT_DATA, &limit);
             libc::close(fds[0]);
             libc::dup2(fds[1], 2);
             let case = execute(property, Source::replay(indices.to_vec(), limits), false);
@@ -73,6 +83,7 @@ pub fn run_forked(
         let mut output = Vec::new();
         let started = Instant::now();
         let mut status = 0;
+        let mut memory = MemoryTrend::default();
         let killed_for = loop {
             let mut chunk = [0u8; 4096];
             while let Ok(n @ 1..) = stderr.read(&mut chunk) {
@@ -83,10 +94,12 @@ pub fn run_forked(
             if libc::waitpid(pid, &mut status, libc::WNOHANG) == pid {
                 break None;
             }
-            let over = if started.elapsed() > timeout {
-                Some(FailureKind::Timeout)
-            } else if resident_mb(pid) > rss_limit_mb {
+            let resident = resident_mb(pid);
+            memory.observe(resident);
+            let over = if resident > rss_limit_mb {
                 Some(FailureKind::OutOfMemory)
+            } else if started.elapsed() > timeout && !memory.still_growing(started, timeout) {
+                Some(FailureKind::Timeout)
             } else {
                 None
             };
@@ -108,6 +121,47 @@ pub fn run_forked(
         }
         classify(status, &text)
     }
+}
+
+/// Whether a child's memory is still growing. A run past the timeout whose
+/// memory grows is on its way to the memory limit: it gets up to
+/// [`MEMORY_GRACE`] timeouts to reach it, so that running out of memory is
+/// named so however slowly the machine is (two workers on two cores page
+/// in memory at half the speed of one), while a hang, whose memory stands
+/// still, is named at the timeout.
+#[derive(Default)]
+struct MemoryTrend {
+    peak_mb: u64,
+    grew_at: Option<Instant>,
+}
+
+const MEMORY_GRACE: u32 = 10;
+/// Growth older than this no longer counts as growing.
+const GROWTH_QUIET: Duration = Duration::from_millis(50);
+
+impl MemoryTrend {
+    fn observe(&mut self, resident_mb: u64) {
+        if resident_mb > self.peak_mb {
+            self.peak_mb = resident_mb;
+            self.grew_at = Some(Instant::now());
+        }
+    }
+
+    fn still_growing(&self, started: Instant, timeout: Duration) -> bool {
+        started.elapsed() < timeout * MEMORY_GRACE
+            && self.grew_at.is_some_and(|t| t.elapsed() < GROWTH_QUIET)
+    }
+}
+
+/// The size of this process's data segments (`VmData`): what an
+/// `RLIMIT_DATA` counts.
+fn data_segment_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmData:"))
+        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
 }
 
 fn classify(status: i32, stderr: &str) -> Outcome {
