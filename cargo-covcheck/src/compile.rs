@@ -158,6 +158,39 @@ pub enum Build {
 /// Builds the test binaries. Cargo's own diagnostics go to the terminal as
 /// they would under `cargo test`.
 pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBinary>, String> {
+    if kind == Build::Instrumented {
+        check_toolchain()?;
+    }
+    let result = run_build(plan, build_command(plan, build, kind)?);
+    match result {
+        // Nothing was compiled: cargo may have failed to resolve the graph,
+        // and the campaign engine may be why. Ask again, quietly, to explain.
+        Err(BuildFailed { artifacts: 0 }) if kind == Build::Instrumented => {
+            let mut again = build_command(plan, build, kind)?;
+            let output = again
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .output()
+                .map_err(|e| format!("cannot run cargo: {e}"))?;
+            Err(
+                crate::conflict::explain(&String::from_utf8_lossy(&output.stderr))
+                    .unwrap_or_else(|| BUILD_FAILED.to_string()),
+            )
+        }
+        Err(BuildFailed { .. }) => Err(BUILD_FAILED.to_string()),
+        Ok(binaries) => Ok(binaries),
+    }
+}
+
+const BUILD_FAILED: &str = "the build failed (cargo's messages are above)";
+
+/// A failed build, and how many artifacts it had compiled.
+struct BuildFailed {
+    artifacts: usize,
+}
+
+/// The `cargo test --no-run` command of a build.
+fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.args([
@@ -196,9 +229,8 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
         if build.release {
             command.arg("--release");
         }
-        return run_build(plan, command);
+        return Ok(command);
     }
-    check_toolchain()?;
     std::fs::create_dir_all(&plan.covcheck_dir)
         .map_err(|e| format!("cannot create {}: {e}", plan.covcheck_dir.display()))?;
     let stubs = plan.covcheck_dir.join("libcovcheck_sancov_stubs.a");
@@ -226,7 +258,7 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
         .env("RUSTC_WORKSPACE_WRAPPER", &exe)
         .env(WRAPPER_ENV, "1")
         .env(STUBS_ENV, &stubs);
-    run_build(plan, command)
+    Ok(command)
 }
 
 /// The oldest Rust the campaign build compiles with: LibAFL 0.16's
@@ -267,17 +299,20 @@ fn rustc_version(text: &str) -> Option<(u32, u32, u32)> {
 
 /// Runs the cargo build and collects the test binaries of the selected
 /// packages from its JSON messages.
-fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, String> {
+fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, BuildFailed> {
     command.stdout(Stdio::piped()).stderr(Stdio::inherit());
-    let mut child = command
-        .spawn()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let Ok(mut child) = command.spawn() else {
+        eprintln!("error: cannot run cargo");
+        return Err(BuildFailed { artifacts: 0 });
+    };
     let stdout = child.stdout.take().expect("piped");
     let mut binaries = Vec::new();
+    let mut artifacts = 0;
     for message in Message::parse_stream(BufReader::new(stdout)) {
         let Ok(Message::CompilerArtifact(artifact)) = message else {
             continue;
         };
+        artifacts += 1;
         let Some(executable) = artifact.executable else {
             continue;
         };
@@ -292,11 +327,8 @@ fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, Strin
             package_root: package_dir(package.manifest_path.as_std_path()),
         });
     }
-    let status = child
-        .wait()
-        .map_err(|e| format!("cargo did not finish: {e}"))?;
-    if !status.success() {
-        return Err("the build failed (cargo's messages are above)".to_string());
+    if !child.wait().is_ok_and(|status| status.success()) {
+        return Err(BuildFailed { artifacts });
     }
     Ok(binaries)
 }

@@ -14,6 +14,7 @@
 mod atomic;
 mod cli;
 mod compile;
+mod conflict;
 mod discover;
 mod interrupt;
 mod minimize;

@@ -459,3 +459,26 @@ fn a_second_crate_reuses_the_engine_build() {
         "and so is the runtime:\n{text}"
     );
 }
+
+#[test]
+fn a_dependency_clash_with_the_engine_is_explained() {
+    let fixture = Fixture::new("pinned", PASSING);
+    // An old pin that LibAFL's `backtrace` cannot share (it needs ^0.1.24).
+    let manifest = fs::read_to_string(fixture.path().join("Cargo.toml")).unwrap();
+    let manifest = manifest.replace(
+        "[dev-dependencies]",
+        "[dependencies]\nrustc-demangle = \"=0.1.21\"\n\n[dev-dependencies]",
+    );
+    fs::write(fixture.path().join("Cargo.toml"), manifest).unwrap();
+    let output = fixture.covcheck(&["list"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("clash with covcheck's campaign engine over `rustc-demangle`"),
+        "names the crate:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("relax the requirement"),
+        "and the way out:\n{stderr}"
+    );
+}
