@@ -32,9 +32,11 @@ What happens:
   1. The crate's tests are rebuilt with SanitizerCoverage (on stable Rust) into
      ~/.cache/covcheck/build (COVCHECK_BUILD_DIR, or DIR/covcheck/build with
      --target-dir DIR), leaving your normal build alone; it is shared by all
-     your crates, so the campaign engine is compiled once per toolchain. Only
-     the selected packages are instrumented; dependencies, std and covcheck
-     are not. Campaign state (the corpus cache) stays in target/covcheck.
+     your crates, so the campaign engine is compiled once per toolchain. The
+     workspace and every crate it depends on are instrumented (narrow it with
+     --instrument / --no-instrument); std, proc-macros, covcheck's runtime
+     and its engine (LibAFL) are not. Campaign state (the corpus cache) stays
+     in target/covcheck.
   2. Each test binary lists its #[covcheck] properties.
   3. Each property gets a coverage-guided campaign in its own worker process.
      A failure (panic, abort, stack overflow, segfault, timeout, out of
@@ -190,6 +192,15 @@ pub struct BuildArgs {
     /// Directory for all generated artifacts (the instrumented build goes to `<dir>/covcheck`).
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
+    /// Instrument only these crates (repeatable), besides the selected
+    /// packages. By default a campaign instruments the workspace and every
+    /// crate it depends on, less covcheck's runtime and its engine.
+    #[arg(long, value_name = "CRATE")]
+    pub instrument: Vec<String>,
+    /// Do not instrument this crate (repeatable): its code is then invisible
+    /// to the campaign's coverage and comparison tracing.
+    #[arg(long, value_name = "CRATE")]
+    pub no_instrument: Vec<String>,
     /// Use the release profile as is. The default profile of campaigns is
     /// release with debug assertions and overflow checks on, so that they can
     /// fail; `replay` builds what `cargo test` builds (or `--release`).

@@ -14,9 +14,10 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use cargo_metadata::{Message, Metadata, MetadataCommand, Package, PackageId};
+use cargo_metadata::{CargoOpt, Message, Metadata, MetadataCommand, Package, PackageId};
 
 use crate::cli::BuildArgs;
+use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
 use crate::wrapper::{STUBS_ENV, WRAPPER_ENV};
 
 /// The weak callback archive built by `build.rs`.
@@ -35,6 +36,8 @@ pub struct Plan {
     target_dir: PathBuf,
     /// For each selected package, the name it gives covcheck-rt.
     runtime_names: Vec<String>,
+    /// The crates the instrumented build instruments.
+    pub instrumented: InstrumentSet,
 }
 
 /// A built test binary of a package under test.
@@ -49,6 +52,24 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
     let mut command = MetadataCommand::new();
     if let Some(path) = &build.manifest_path {
         command.manifest_path(path);
+    }
+    // The graph the build will have, less the runtime's engine: which
+    // dependencies are there depends on the features.
+    if build.all_features {
+        command.features(CargoOpt::AllFeatures);
+    }
+    if build.no_default_features {
+        command.features(CargoOpt::NoDefaultFeatures);
+    }
+    let features: Vec<String> = build
+        .features
+        .iter()
+        .flat_map(|f| f.split([' ', ',']))
+        .filter(|f| !f.is_empty())
+        .map(str::to_string)
+        .collect();
+    if !features.is_empty() {
+        command.features(CargoOpt::SomeFeatures(features));
     }
     let metadata = command
         .exec()
@@ -106,7 +127,13 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
         None => metadata.target_directory.clone().into_std_path_buf(),
     };
     let build_dir = instrumented_build_dir(build.target_dir.is_some(), &target_dir);
+    let narrowing = Narrowing {
+        only: &build.instrument,
+        without: &build.no_instrument,
+    };
+    let instrumented = InstrumentSet::choose(&metadata, &selected, &narrowing)?;
     Ok(Plan {
+        instrumented,
         covcheck_dir: target_dir.join("covcheck"),
         build_dir,
         target_dir,
@@ -140,6 +167,28 @@ fn instrumented_build_dir(explicit_target_dir: bool, target_dir: &Path) -> PathB
 }
 
 impl Plan {
+    /// Names of the packages the build of the selected packages compiles.
+    fn built_packages(&self) -> std::collections::HashSet<&str> {
+        let mut built = std::collections::HashSet::new();
+        let Some(resolve) = &self.metadata.resolve else {
+            return built;
+        };
+        let mut queue: Vec<&PackageId> = self.selected.iter().collect();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(id) = queue.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            if let Some(package) = self.package(id) {
+                built.insert(package.name.as_str());
+            }
+            if let Some(node) = resolve.nodes.iter().find(|n| &n.id == id) {
+                queue.extend(node.deps.iter().map(|d| &d.pkg));
+            }
+        }
+        built
+    }
+
     fn package(&self, id: &PackageId) -> Option<&Package> {
         self.metadata.packages.iter().find(|p| &p.id == id)
     }
@@ -240,6 +289,11 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
     }
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
     command.arg("--target-dir").arg(&plan.build_dir);
+    let profile = if build.release { "release" } else { "covcheck" };
+    command.args(
+        plan.instrumented
+            .profile_overrides(profile, &plan.built_packages()),
+    );
     if build.release {
         command.arg("--release");
     } else {
@@ -254,9 +308,13 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
             "covcheck",
         ]);
     }
+    // RUSTC_WRAPPER (not the workspace wrapper): dependencies are
+    // instrumented too. Cargo fingerprints the wrapper's path.
     command
-        .env("RUSTC_WORKSPACE_WRAPPER", &exe)
+        .env("RUSTC_WRAPPER", &exe)
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
         .env(WRAPPER_ENV, "1")
+        .env(INSTRUMENT_ENV, plan.instrumented.to_env())
         .env(STUBS_ENV, &stubs);
     Ok(command)
 }

@@ -16,6 +16,7 @@ mod cli;
 mod compile;
 mod conflict;
 mod discover;
+mod instrument;
 mod interrupt;
 mod minimize;
 mod replay;

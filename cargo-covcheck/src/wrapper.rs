@@ -1,16 +1,20 @@
-//! The `RUSTC_WORKSPACE_WRAPPER` side of this binary: cargo runs
-//! `cargo-covcheck <rustc> <args>` for every crate of the workspace being
-//! built, and we add the SanitizerCoverage flags to the crates under test.
+//! The `RUSTC_WRAPPER` side of this binary: cargo runs
+//! `cargo-covcheck <rustc> <args>` for every crate of the instrumented
+//! build, and we add the SanitizerCoverage flags to the crates of the
+//! instrumentation set ([`crate::instrument`]), which cargo names to rustc
+//! through `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`.
 //!
-//! Why a workspace wrapper and not `RUSTFLAGS`: `RUSTFLAGS` would instrument
-//! std's dependents, covcheck-rt (whose callbacks would then recurse into
-//! themselves) and every dependency. Cargo sets `CARGO_PRIMARY_PACKAGE` for the
-//! packages selected on the command line, which is exactly the crate under
-//! test; its build script and proc-macros are left alone (an instrumented
-//! proc-macro fails to load with a misleading E0463).
+//! Why a wrapper and not `RUSTFLAGS`: `RUSTFLAGS` would instrument
+//! covcheck-rt (whose callbacks would then recurse into themselves) and the
+//! campaign engine. Build scripts and proc-macros are left alone (an
+//! instrumented proc-macro fails to load with a misleading E0463), but they
+//! may link instrumented dependencies, so everything that links gets the
+//! weak no-op callbacks.
 
 use std::ffi::OsString;
 use std::process::Command;
+
+use crate::instrument::{INSTRUMENT_ENV, InstrumentSet};
 
 /// Set by `cargo covcheck` for the cargo it runs: this process is the wrapper.
 pub const WRAPPER_ENV: &str = "COVCHECK_RUSTC_WRAPPER";
@@ -40,13 +44,13 @@ pub fn run(args: Vec<OsString>) -> ! {
     command.args(rest);
     if should_instrument(rest) {
         command.args(SANCOV_FLAGS);
-        let links = rest.iter().any(|a| a == "--test")
-            || value_of(rest, "--crate-type").as_deref() == Some("bin");
-        if links && let Some(stubs) = std::env::var_os(STUBS_ENV) {
-            let mut arg = OsString::from("-Clink-arg=");
-            arg.push(stubs);
-            command.arg(arg);
-        }
+    }
+    if links(rest)
+        && let Some(stubs) = std::env::var_os(STUBS_ENV)
+    {
+        let mut arg = OsString::from("-Clink-arg=");
+        arg.push(stubs);
+        command.arg(arg);
     }
     match command.status() {
         Ok(status) => std::process::exit(status.code().unwrap_or(1)),
@@ -63,14 +67,28 @@ fn value_of(args: &[OsString], flag: &str) -> Option<String> {
         .map(|v| v.to_string_lossy().into_owned())
 }
 
+/// Whether rustc links an executable or a shared object: any of them may
+/// hold instrumented code and then needs the callbacks.
+fn links(args: &[OsString]) -> bool {
+    args.iter().any(|a| a == "--test")
+        || matches!(
+            value_of(args, "--crate-type").as_deref(),
+            Some("bin" | "proc-macro" | "cdylib" | "dylib")
+        )
+}
+
 fn should_instrument(args: &[OsString]) -> bool {
-    if std::env::var_os("CARGO_PRIMARY_PACKAGE").is_none() {
-        return false;
-    }
     let Some(name) = value_of(args, "--crate-name") else {
         return false; // `rustc -vV`, `--print` and other queries
     };
-    name != "build_script_build"
+    let (Ok(package), Ok(version), Ok(set)) = (
+        std::env::var("CARGO_PKG_NAME"),
+        std::env::var("CARGO_PKG_VERSION"),
+        std::env::var(INSTRUMENT_ENV),
+    ) else {
+        return false;
+    };
+    InstrumentSet::env_contains(&set, &package, &version)
         && !name.starts_with("build_script_")
         && name != "covcheck_rt"
         && value_of(args, "--crate-type").as_deref() != Some("proc-macro")
@@ -85,9 +103,13 @@ mod tests {
     }
 
     #[test]
-    fn instruments_primary_libraries_and_tests_only() {
-        // SAFETY (of the test): no other test of this binary reads this variable.
-        unsafe { std::env::set_var("CARGO_PRIMARY_PACKAGE", "1") };
+    fn instruments_the_set_less_build_scripts_and_proc_macros() {
+        // SAFETY (of the test): no other test of this binary reads these variables.
+        unsafe {
+            std::env::set_var(INSTRUMENT_ENV, "dut 0.1.0\nnom 7.1.3\n");
+            std::env::set_var("CARGO_PKG_NAME", "dut");
+            std::env::set_var("CARGO_PKG_VERSION", "0.1.0");
+        }
         assert!(should_instrument(&args(&[
             "--crate-name",
             "dut",
@@ -106,5 +128,25 @@ mod tests {
             "proc-macro"
         ])));
         assert!(!should_instrument(&args(&["-vV"])));
+        // SAFETY: as above.
+        unsafe { std::env::set_var("CARGO_PKG_VERSION", "0.2.0") };
+        assert!(!should_instrument(&args(&[
+            "--crate-name",
+            "dut",
+            "--test"
+        ])));
+        assert!(links(&args(&[
+            "--crate-name",
+            "build_script_build",
+            "--crate-type",
+            "bin"
+        ])));
+        assert!(links(&args(&[
+            "--crate-name",
+            "m",
+            "--crate-type",
+            "proc-macro"
+        ])));
+        assert!(!links(&args(&["--crate-name", "m", "--crate-type", "lib"])));
     }
 }
