@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use covcheck_rt::protocol::{MinimizeReport, SuiteStats, WorkerMode};
+use covcheck_rt::protocol::{CAMPAIGN_MAX_LEN, MinimizeReport, SuiteStats, WorkerMode};
 use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, Seed, SeedFile, SeedKind, SeedStore};
 
 use crate::cli::MinimizeArgs;
@@ -233,6 +233,8 @@ fn save(
             property: property.listing.full_path.clone(),
             kind: SeedKind::Covering,
             choices: SeedFile::format_indices(&input.choices),
+            // Measured and shrunk under the campaign's limits.
+            size: Some(CAMPAIGN_MAX_LEN),
             failure: None,
             args: ArgRecord::from_pairs(&input.args),
         };

@@ -21,8 +21,9 @@ use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use covcheck_rt::protocol::{
-    EXIT_TIMEOUT, Event, FailureKind, Finding, MinimizeReport, Progress, SeedResult, WORKER_ENV,
-    WorkerConfig, WorkerMode, inflight_len, parse_event, read_inflight, resident_mb,
+    CAMPAIGN_MAX_LEN, EXIT_TIMEOUT, Event, FailureKind, Finding, MinimizeReport, Progress,
+    SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, inflight_len, parse_event, read_inflight,
+    resident_mb,
 };
 use covcheck_rt::source::Limits;
 use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, FailureRecord, SeedFile, SeedKind, SeedStore};
@@ -260,6 +261,7 @@ pub fn run_property(
                 shrink_runs: 0,
                 shrink_note: Some("not shrunk".to_string()),
                 flaky: false,
+                size: Some(CAMPAIGN_MAX_LEN),
             });
             finding.execs_to_find = summary.execs; // the dead worker's are counted
             finding.found_after_us = started.elapsed().as_micros() as u64;
@@ -330,6 +332,7 @@ fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, String> 
         property: property.listing.full_path.clone(),
         kind: SeedKind::Failure,
         choices: SeedFile::format_indices(&finding.choices),
+        size: finding.size,
         failure: Some(FailureRecord {
             message: finding.message.clone(),
             location: finding.location.clone(),

@@ -24,6 +24,7 @@ use crate::protocol::{LIST_ENV, LIST_PREFIX, ListedProperty};
 use crate::rng::Rng;
 use crate::runner::{BurstOutcome, Runner};
 use crate::shrink::Shrunk;
+use crate::source::Limits;
 use crate::store::{ArgRecord, FORMAT_VERSION, FailureRecord, Seed, SeedFile, SeedKind, SeedStore};
 
 /// Which cargo target a property was compiled into; decides the rerun command.
@@ -165,7 +166,7 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
     for seed in &seeds {
         watch.doing(format!("replaying the saved seed {}", seed.path.display()));
         announce_crash_seed(seed);
-        let case = runner.replay(seed.indices.clone());
+        let case = runner.replay_seed(seed);
         warn_if_rendering_changed(seed, &case);
         if let Status::Failed(failure) = &case.status {
             fail(replay_report(info, seed, &case, failure));
@@ -201,7 +202,13 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
             let shrunk = runner.shrink(case);
             let failure = shrunk.case.failure().cloned();
             let saved = if config.seeds {
-                save_failure(info, &store, &shrunk, failure.as_ref().unwrap_or(&original))
+                save_failure(
+                    info,
+                    &store,
+                    &shrunk,
+                    failure.as_ref().unwrap_or(&original),
+                    config.limits,
+                )
             } else {
                 Err("COVCHECK_SEEDS=off".to_string())
             };
@@ -256,12 +263,14 @@ fn save_failure(
     store: &SeedStore,
     shrunk: &Shrunk,
     failure: &Failure,
+    limits: Limits,
 ) -> Result<String, String> {
     let file = SeedFile {
         format: FORMAT_VERSION,
         property: info.full_path(),
         kind: SeedKind::Failure,
         choices: SeedFile::format_indices(trim_trailing_zeros(&shrunk.case.indices())),
+        size: SeedFile::size_for(limits),
         failure: Some(FailureRecord {
             message: failure.message.clone(),
             location: failure.origin.to_string(),

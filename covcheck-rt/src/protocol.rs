@@ -23,6 +23,13 @@ pub const WORKER_ENV: &str = "COVCHECK_WORKER";
 pub const LIST_PREFIX: &str = "covcheck-property ";
 pub const EVENT_PREFIX: &str = "covcheck-event ";
 
+/// The size limit of campaigns (the longest open-ended collection or
+/// string), far past plain `cargo test`'s default of 100: bugs that need a
+/// long run of bytes or a long operation sequence must be reachable. Fresh
+/// inputs start far smaller and grow towards it as coverage stalls, and
+/// what a campaign saves records it ([`crate::store::SeedFile::size`]).
+pub const CAMPAIGN_MAX_LEN: usize = 4096;
+
 /// Exit status of a worker whose memory use passed `--rss-limit-mb`.
 pub const EXIT_OUT_OF_MEMORY: i32 = 77;
 /// Exit status LibAFL's in-process executor uses after a per-execution timeout.
@@ -169,6 +176,9 @@ pub struct Finding {
     /// arguments). Still a finding; it was not shrunk.
     #[serde(default)]
     pub flaky: bool,
+    /// The size limit the input was found under, for its seed file.
+    #[serde(default)]
+    pub size: Option<usize>,
 }
 
 /// What a worker reports.

@@ -11,6 +11,7 @@ use crate::property::{Case, PropertyFn, Status, execute};
 use crate::rng::Rng;
 use crate::shrink::{Shrunk, shrink};
 use crate::source::Source;
+use crate::store::Seed;
 
 /// How a burst of random cases ended.
 #[derive(Debug)]
@@ -47,6 +48,16 @@ impl<'a, 'p> Runner<'a, 'p> {
         execute(
             self.property,
             Source::replay(indices, self.config.limits),
+            true,
+        )
+    }
+
+    /// Replays a saved seed, under at least the size limit it was found
+    /// under.
+    pub fn replay_seed(&self, seed: &Seed) -> Case {
+        execute(
+            self.property,
+            Source::replay(seed.indices.clone(), seed.limits(self.config.limits)),
             true,
         )
     }

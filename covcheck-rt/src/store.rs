@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::choice::content_hash;
+use crate::source::Limits;
 
 /// Version of the seed file format; files of other versions are refused with
 /// an explanation rather than misread.
@@ -38,6 +39,12 @@ pub struct SeedFile {
     pub kind: SeedKind,
     /// The choice indices, space-separated: what actually replays.
     pub choices: String,
+    /// The size limit (`COVCHECK_SIZE`: the longest collection or string)
+    /// the input was found under, when it was not the default. A seed is
+    /// replayed under at least this limit: campaigns search far past the
+    /// plain default, and a longer input cut short would pass silently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<usize>,
     /// What went wrong when this input was found (failure seeds only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureRecord>,
@@ -89,6 +96,12 @@ impl ArgRecord {
 }
 
 impl SeedFile {
+    /// What [`SeedFile::size`] records for an input found under `limits`:
+    /// nothing for the default.
+    pub fn size_for(limits: Limits) -> Option<usize> {
+        (limits.max_len != Limits::default().max_len).then_some(limits.max_len)
+    }
+
     /// The choice indices, parsed from [`SeedFile::choices`].
     pub fn indices(&self) -> Result<Vec<u64>, String> {
         self.choices
@@ -129,6 +142,15 @@ impl Seed {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
+    }
+
+    /// The limits to replay this seed under: `base`, with at least the size
+    /// limit the seed was found under.
+    pub fn limits(&self, base: Limits) -> Limits {
+        Limits {
+            max_len: base.max_len.max(self.file.size.unwrap_or(0)),
+            ..base
+        }
     }
 }
 
@@ -288,6 +310,7 @@ mod tests {
 
     fn sample() -> SeedFile {
         SeedFile {
+            size: None,
             format: FORMAT_VERSION,
             property: "demo::tests::p".into(),
             kind: SeedKind::Failure,

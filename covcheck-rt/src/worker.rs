@@ -99,7 +99,7 @@ fn replay_seeds(
         });
         let began = Instant::now();
         let armed = watchdog.arm();
-        let case = runner.replay(seed.indices.clone());
+        let case = runner.replay_seed(seed);
         drop(armed);
         let failure = case.failure();
         emit(&Event::SeedReplayed(SeedResult {

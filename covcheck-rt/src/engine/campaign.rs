@@ -43,7 +43,7 @@ use crate::engine::inflight::Inflight;
 use crate::engine::input::{ChoiceInput, load_corpus_dir};
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
 use crate::engine::scheduler::RarityScheduler;
-use crate::engine::{finding_from_shrunk, rendered_pairs, sancov};
+use crate::engine::{campaign_limits, finding_from_shrunk, rendered_pairs, sancov};
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::{
     Case, Failure, Origin, PropertyFn, Status, execute, generate_only, take_over_panic_hook,
@@ -52,7 +52,7 @@ use crate::protocol::{Event, FailureKind, Finding, Progress, WorkerConfig, emit}
 use crate::rng::Rng;
 use crate::shrink::shrink;
 use crate::source::{Limits, Source};
-use crate::store::SeedKind;
+use crate::store::{SeedFile, SeedKind};
 
 /// Collections in fresh random inputs start this long at most; the bound
 /// doubles each time the campaign goes [`STALL_EXECS`] executions without new
@@ -182,7 +182,7 @@ pub fn run(
 ) -> Result<(), String> {
     let started = Instant::now();
     let base = Config::resolve(&info.attributes)?;
-    let limits = base.limits;
+    let limits = campaign_limits(base.limits);
     let (map, map_len) = sancov::counters();
     if map_len == 0 {
         return Err(format!(
@@ -436,7 +436,12 @@ fn report(
     );
     if case.failure().is_none() {
         let origin = found.failure.origin.clone();
-        emit(&Event::Finding(flaky_finding(&case, found, found_after_us)));
+        emit(&Event::Finding(flaky_finding(
+            &case,
+            limits,
+            found,
+            found_after_us,
+        )));
         return (origin, false);
     }
     let origin = case.failure().expect("checked").origin.clone();
@@ -444,6 +449,7 @@ fn report(
     emit(&Event::Finding(finding_from_shrunk(
         FailureKind::Panic,
         &shrunk,
+        limits,
         found.execs,
         found_after_us,
     )));
@@ -453,7 +459,7 @@ fn report(
 /// The report of a failure that passed when replayed: the input and the
 /// failure as they were when it was caught, with the arguments `replay`
 /// rendered.
-fn flaky_finding(replay: &Case, found: Caught, found_after_us: u64) -> Finding {
+fn flaky_finding(replay: &Case, limits: Limits, found: Caught, found_after_us: u64) -> Finding {
     Finding {
         kind: FailureKind::Panic,
         choices: trim_trailing_zeros(&found.choices).to_vec(),
@@ -465,6 +471,7 @@ fn flaky_finding(replay: &Case, found: Caught, found_after_us: u64) -> Finding {
         shrink_runs: 0,
         shrink_note: Some("not shrunk: it passed when replayed".to_string()),
         flaky: true,
+        size: SeedFile::size_for(limits),
     }
 }
 

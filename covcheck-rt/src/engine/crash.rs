@@ -13,7 +13,7 @@ use std::os::fd::FromRawFd;
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
-use crate::engine::finding_from_shrunk;
+use crate::engine::{campaign_limits, finding_from_shrunk};
 use crate::harness::PropertyInfo;
 use crate::property::{PropertyFn, Status, execute};
 use crate::protocol::{Event, FailureKind, WorkerConfig, emit, resident_mb};
@@ -217,7 +217,7 @@ pub fn shrink_crash(
     choices: &[u64],
 ) -> Result<(), String> {
     let base = Config::resolve(&info.attributes)?;
-    let limits = base.limits;
+    let limits = campaign_limits(base.limits);
     let timeout = Duration::from_millis(request.timeout_ms.max(1));
     let rss = request.rss_limit_mb;
     let (kind, detail) = match run_forked(property, choices, limits, timeout, rss) {
@@ -259,7 +259,7 @@ pub fn shrink_crash(
         max_time: Duration::from_secs(30).min(base.shrink.max_time),
     };
     let shrunk = shrink(&forking, limits, case, budget);
-    let mut finding = finding_from_shrunk(kind, &shrunk, 0, 0);
+    let mut finding = finding_from_shrunk(kind, &shrunk, limits, 0, 0);
     finding.message = last_detail.into_inner();
     finding.location = String::new();
     emit(&Event::Finding(finding));

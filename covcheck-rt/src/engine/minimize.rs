@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
+use crate::engine::campaign_limits;
 use crate::engine::cover::{Candidate, FeatureSet, features_of, forward_pass, greedy_set_cover};
 use crate::engine::inflight::Inflight;
 use crate::engine::input::load_corpus_dir;
@@ -153,7 +154,8 @@ pub fn run(
     property: &PropertyFn<'_>,
     request: &WorkerConfig,
 ) -> Result<(), String> {
-    let limits = Config::resolve(&info.attributes)?.limits;
+    // Corpus entries were found under the campaign's limits.
+    let limits = campaign_limits(Config::resolve(&info.attributes)?.limits);
     let (counters, len) = sancov::counters();
     if len == 0 {
         return Err(format!(

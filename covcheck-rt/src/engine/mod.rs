@@ -23,8 +23,12 @@ pub mod scheduler;
 
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::{Case, PropertyFn};
-use crate::protocol::{Event, FailureKind, Finding, WorkerConfig, WorkerMode, emit};
+use crate::protocol::{
+    CAMPAIGN_MAX_LEN, Event, FailureKind, Finding, WorkerConfig, WorkerMode, emit,
+};
 use crate::shrink::Shrunk;
+use crate::source::Limits;
+use crate::store::SeedFile;
 
 /// Runs a worker request and reports its outcome as events.
 pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &WorkerConfig) {
@@ -41,10 +45,22 @@ pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &Work
     }
 }
 
+/// The limits a campaign generates and replays under: the property's own,
+/// with open-ended collections and strings allowed up to
+/// [`CAMPAIGN_MAX_LEN`] (or more, if the property asks for more).
+pub(crate) fn campaign_limits(base: Limits) -> Limits {
+    Limits {
+        max_len: base.max_len.max(CAMPAIGN_MAX_LEN),
+        ..base
+    }
+}
+
 /// The report of a shrunk failure.
+/// `limits` are those the input was found under.
 pub(crate) fn finding_from_shrunk(
     kind: FailureKind,
     shrunk: &Shrunk,
+    limits: Limits,
     execs_to_find: u64,
     found_after_us: u64,
 ) -> Finding {
@@ -60,6 +76,7 @@ pub(crate) fn finding_from_shrunk(
         shrink_runs: shrunk.runs,
         shrink_note: shrunk.stopped_early.clone(),
         flaky: false,
+        size: SeedFile::size_for(limits),
     }
 }
 

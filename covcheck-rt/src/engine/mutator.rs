@@ -12,6 +12,8 @@
 //! | interesting / fresh | redraws one choice with the value heuristics (AFL's interesting values for its width, extremes, small values) |
 //! | bit flip, arithmetic | flips a bit of, or adds ±1..35 to, the *value* of an integer draw |
 //! | delete / duplicate / swap spans | collections grow and shrink coherently |
+//! | repeat a span | 3 to 512 copies of a span at once: long operation sequences, long runs of one element |
+//! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
 //! | splice | replaces a span by a span of the same type from another corpus entry |
 //! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
 //! | token insertion | inserts a compared byte string into a string or byte vector |
@@ -69,6 +71,9 @@ impl Shape {
         }
     }
 }
+
+/// The most choices one [`ChoiceMutator::repeat_span`] adds.
+const MAX_REPEATED_CHOICES: usize = 8192;
 
 /// One element of a string or byte vector: the position of its "more" flag
 /// and of its value choice.
@@ -156,19 +161,23 @@ enum Op {
     Arith,
     DeleteSpan,
     DuplicateSpan,
+    RepeatSpan,
     SwapSpans,
     Splice,
     InputToState,
     InsertToken,
+    OverwriteRun,
 }
 
-const OPS: [Op; 10] = [
+const OPS: [Op; 12] = [
     Op::Fresh,
     Op::Interesting,
     Op::BitFlip,
     Op::Arith,
     Op::DeleteSpan,
     Op::DuplicateSpan,
+    Op::RepeatSpan,
+    Op::OverwriteRun,
     Op::SwapSpans,
     Op::Splice,
     Op::InputToState,
@@ -222,6 +231,8 @@ impl ChoiceMutator {
                     Op::Arith => self.arith(shape, indices),
                     Op::DeleteSpan if spans_valid => self.delete_span(shape, indices),
                     Op::DuplicateSpan if spans_valid => self.duplicate_span(shape, indices),
+                    Op::RepeatSpan if spans_valid => self.repeat_span(shape, indices),
+                    Op::OverwriteRun => self.overwrite_run(shape, indices),
                     Op::SwapSpans if spans_valid => self.swap_spans(shape, indices),
                     Op::Splice if spans_valid => {
                         donor.is_some_and(|d| self.splice(shape, indices, d))
@@ -410,6 +421,47 @@ impl ChoiceMutator {
         let copy: Vec<u64> = indices[span.start..span.end].to_vec();
         indices.splice(span.end..span.end, copy);
         true
+    }
+
+    /// Inserts many copies of a span after it: an operation pushed 32 times
+    /// in a row, an element repeated past a length or count limit. One copy
+    /// at a time ([`Self::duplicate_span`]) would take dozens of lucky steps.
+    fn repeat_span(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        const COPIES: [usize; 9] = [3, 4, 8, 16, 32, 64, 128, 256, 512];
+        let Some(span) = self.random_span(shape) else {
+            return false;
+        };
+        let copies = (*self.rng.pick(&COPIES)).min(MAX_REPEATED_CHOICES / span.len().max(1));
+        if copies < 2 {
+            return false;
+        }
+        let copy: Vec<u64> = indices[span.start..span.end].to_vec();
+        let repeated: Vec<u64> = std::iter::repeat_n(copy, copies).flatten().collect();
+        indices.splice(span.end..span.end, repeated);
+        true
+    }
+
+    /// Makes a stretch of a string or byte vector one repeated byte: the
+    /// input an encoder of runs, a counter of equal neighbours or a
+    /// run-length limit is waiting for.
+    fn overwrite_run(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let runs: Vec<Vec<Element>> = byte_runs(shape, indices)
+            .into_iter()
+            .filter(|r| r.len() >= 2)
+            .collect();
+        if runs.is_empty() {
+            return false;
+        }
+        let run = &runs[self.rng.index(runs.len())];
+        let start = self.rng.index(run.len() - 1);
+        let len = 2 + self.rng.index(run.len() - start - 1);
+        let value = indices[run[start].value];
+        let mut changed = false;
+        for element in &run[start + 1..start + len] {
+            changed |= indices[element.value] != value;
+            indices[element.value] = value;
+        }
+        changed
     }
 
     fn swap_spans(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
@@ -759,6 +811,65 @@ mod tests {
             );
             mutator.input_to_state(&shape, &mut indices);
         }
+    }
+
+    /// A campaign's limits: room for long runs.
+    fn long() -> Limits {
+        Limits {
+            max_len: 4096,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn a_span_repeated_many_times_makes_a_long_run() {
+        // [7]: a more-flag and a byte.
+        let mut indices = vec![1, 7];
+        let property = |src: &mut Source| {
+            let _ = Vec::<u8>::generate(src);
+            Ok(())
+        };
+        let shape = Shape::learn(&property, &indices, long(), false);
+        let mut mutator = ChoiceMutator::new(3, false);
+        let longest = (0..40)
+            .map(|_| {
+                let mut copy = indices.clone();
+                mutator.repeat_span(&shape, &mut copy);
+                Vec::<u8>::generate(&mut Source::replay(copy, long())).len()
+            })
+            .max()
+            .unwrap();
+        assert!(longest >= 256, "a run past 255 within 40 tries: {longest}");
+        // Every copy is the same element.
+        assert!(mutator.repeat_span(&shape, &mut indices));
+        let value = Vec::<u8>::generate(&mut Source::replay(indices, long()));
+        assert!(
+            value.len() >= 4 && value.iter().all(|&b| b == 7),
+            "{value:?}"
+        );
+    }
+
+    #[test]
+    fn a_stretch_of_bytes_is_overwritten_with_one_byte() {
+        let mut indices = Vec::new();
+        for b in [1u8, 2, 3, 4, 5, 6] {
+            indices.extend([1, u64::from(b)]);
+        }
+        let property = |src: &mut Source| {
+            let _ = Vec::<u8>::generate(src);
+            Ok(())
+        };
+        let shape = Shape::learn(&property, &indices, long(), false);
+        let mut mutator = ChoiceMutator::new(1, false);
+        assert!(mutator.overwrite_run(&shape, &mut indices));
+        let value = Vec::<u8>::generate(&mut Source::replay(indices, long()));
+        assert_eq!(value.len(), 6);
+        let longest_run = value
+            .chunk_by(|a, b| a == b)
+            .map(<[u8]>::len)
+            .max()
+            .unwrap();
+        assert!(longest_run >= 2, "{value:?}");
     }
 
     #[test]
