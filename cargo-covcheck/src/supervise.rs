@@ -798,6 +798,19 @@ mod tests {
             kind(ExitStatus::from_raw(libc::SIGABRT), ""),
             FailureKind::Abort
         );
+        // Rust's runtime aborts after a stack overflow, saying so first.
+        assert_eq!(
+            kind(
+                ExitStatus::from_raw(libc::SIGABRT),
+                "\nthread 'main' has overflowed its stack\nfatal runtime error: stack overflow"
+            ),
+            FailureKind::StackOverflow
+        );
+        assert_eq!(
+            kind(ExitStatus::from_raw(0), ""),
+            FailureKind::Exit,
+            "a worker that exits 0 before it is done"
+        );
         assert_eq!(
             kind(
                 ExitStatus::from_raw((128 + 6) << 8),

@@ -87,6 +87,21 @@ const FAULTS: &str = r#"
     }
 
     #[covcheck]
+    fn segfaults_behind_a_gate(x: u32) {
+        if x == 0x5E6F {
+            // SAFETY: none; this is the bug the campaign must catch.
+            unsafe { std::ptr::null_mut::<u32>().write_volatile(black_box(x)) };
+        }
+    }
+
+    #[covcheck]
+    fn runs_out_of_memory_behind_a_gate(x: u32) {
+        if x == 0x00AA_0033 {
+            black_box(vec![0u8; 1 << 40]);
+        }
+    }
+
+    #[covcheck]
     fn exits_behind_a_gate(x: u32) {
         if x == 0xE817 {
             std::process::exit(0);
@@ -194,9 +209,19 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
             "{property}: a seed with its input:\n{text}"
         );
     }
-    let gated = finding(&events, "faults", "exits_behind_a_gate");
-    assert_eq!(gated["finding"]["kind"], "exit", "{gated}");
-    assert_eq!(value_of(gated), 0xE817, "{gated}");
+    for (property, kind, value) in [
+        ("exits_behind_a_gate", "exit", 0xE817),
+        ("segfaults_behind_a_gate", "segfault", 0x5E6F),
+        (
+            "runs_out_of_memory_behind_a_gate",
+            "out-of-memory",
+            0x00AA_0033,
+        ),
+    ] {
+        let gated = finding(&events, "faults", property);
+        assert_eq!(gated["finding"]["kind"], kind, "{gated}");
+        assert_eq!(value_of(gated), value, "{gated}");
+    }
 
     let utf8 = finding(&events, "faults", "panics_with_invalid_utf8");
     let message = utf8["finding"]["message"].as_str().unwrap();
@@ -254,6 +279,18 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
         text.contains("ended the process (std::process::exit)"),
         "{text}"
     );
+    // A hang seed ends the test binary after COVCHECK_HANG_SECS, naming it.
+    let hang = Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+        .args(["test", "--", "tests::hangs", "--exact"])
+        .current_dir(fixture.path())
+        .env("CARGO_TARGET_DIR", covcheck_e2e::target_dir())
+        .env("COVCHECK_HANG_SECS", "1")
+        .output()
+        .unwrap();
+    let text = covcheck_e2e::text_of(&hang);
+    assert!(!hang.status.success(), "{text}");
+    assert!(text.contains("it hangs"), "{text}");
+    assert!(text.contains("replaying the saved seed"), "{text}");
     let (passed, text) = fixture.cargo(&["test", "--", "tests::aborts", "--exact"]);
     assert!(!passed, "{text}");
     assert!(
