@@ -28,6 +28,14 @@ pub struct Limits {
     pub max_depth: u32,
     /// Choices past this many read as zero: a hard cap on one case's size.
     pub max_choices: usize,
+    /// The longest a collection nested inside another value is *planned*
+    /// in random mode. Campaigns draw fresh inputs with a `max_len` of up to
+    /// 4096 for long byte strings and operation sequences; nested values
+    /// drawn that long (a JSON array of arrays of strings) would multiply
+    /// into inputs of tens of thousands of choices and slow a campaign
+    /// down tenfold. Replays are not bounded by it, so mutations still grow
+    /// nested collections up to `max_len`.
+    pub nested_len: usize,
 }
 
 impl Default for Limits {
@@ -36,6 +44,7 @@ impl Default for Limits {
             max_len: 100,
             max_depth: 8,
             max_choices: 64 * 1024,
+            nested_len: usize::MAX,
         }
     }
 }
@@ -389,7 +398,12 @@ impl Source {
         let depth = self.depth;
         let target = planned.or_else(|| {
             // Deeper collections are shorter, so that nested values stay small.
-            let cap = min.max(max >> depth.min(16));
+            let outer = if depth > 0 {
+                max.min(self.limits.nested_len)
+            } else {
+                max
+            };
+            let cap = min.max(outer >> depth.min(16));
             self.plan(|rng| heuristics::length(rng, min, cap))
         });
         let mut len = 0;

@@ -59,6 +59,10 @@ use crate::store::{SeedFile, SeedKind};
 /// coverage (seed 004's iterative deepening), so early finds are small.
 const INITIAL_BOUND: usize = 4;
 const STALL_EXECS: u64 = 20_000;
+/// How many choices a mutant may have per element of the fresh inputs'
+/// size bound: at least 1,024, and at most `Limits::max_choices` (65,536 by
+/// default, reached at a bound of 1,024).
+const MUTANT_CHOICES_PER_ELEMENT: usize = 64;
 /// Fresh random inputs evaluated to start a campaign.
 const INITIAL_INPUTS: u64 = 32;
 const STATUS_EVERY: Duration = Duration::from_millis(500);
@@ -271,6 +275,11 @@ pub fn run(
     take_over_panic_hook();
 
     let max_choices = Cell::new(limits.max_choices);
+    // Mutants may grow past the fresh inputs' bound, but not without limit:
+    // a corpus of inputs of thousands of elements from the first minute
+    // would slow every later execution down. The cap grows with the bound.
+    let mutant_cap =
+        |bound: usize| (bound * MUTANT_CHOICES_PER_ELEMENT).clamp(1024, limits.max_choices);
     let mutator = CovcheckMutator {
         property,
         limits,
@@ -303,9 +312,13 @@ pub fn run(
     } else {
         limits.max_len
     });
+    max_choices.set(mutant_cap(bound.get()));
     let fresh = |rng: &mut Rng, bound: usize| {
         let limits = Limits {
             max_len: bound,
+            // Nested collections are drawn no longer than plain mode draws
+            // them; only the outermost grow to the campaign's bound.
+            nested_len: base.limits.max_len,
             ..limits
         };
         // Only the arguments are drawn here: the body runs in the harness,
@@ -394,6 +407,7 @@ pub fn run(
             last_growth = (count, execs.get());
         } else if execs.get() - last_growth.1 > STALL_EXECS && bound.get() < limits.max_len {
             bound.set((bound.get() * 2).min(limits.max_len));
+            max_choices.set(mutant_cap(bound.get()));
             last_growth.1 = execs.get();
         }
         persisted = persist_new_entries(&state, persisted, &request.corpus_dir);
