@@ -173,6 +173,14 @@ impl Fixture {
     }
 }
 
+/// The JSON events `cargo covcheck --message-format json` printed.
+pub fn events(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
 /// A command's stdout and stderr, together.
 pub fn text_of(output: &Output) -> String {
     format!(

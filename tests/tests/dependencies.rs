@@ -66,9 +66,8 @@ fn campaign(fixture: &Fixture, extra: &[&str]) -> Option<Value> {
     let output = fixture.covcheck(&args);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let finding = stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    let finding = covcheck_e2e::events(&output.stdout)
+        .into_iter()
         .find(|e| e["event"] == "finding");
     let expected = if finding.is_some() { 1 } else { 0 };
     assert_eq!(output.status.code(), Some(expected), "{stdout}\n{stderr}");

@@ -47,9 +47,8 @@ fn a_bug_that_needs_a_run_of_256_bytes_is_found_and_stays_caught() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
-    let finding: Value = stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    let finding: Value = covcheck_e2e::events(&output.stdout)
+        .into_iter()
         .find(|e| e["event"] == "finding")
         .expect("found");
     let data = finding["finding"]["args"][0][1].as_str().unwrap();

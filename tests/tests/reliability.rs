@@ -138,13 +138,6 @@ const FAULTS: &str = r#"
     }
 "#;
 
-fn events(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
 fn finding<'a>(events: &'a [Value], fixture: &str, property: &str) -> &'a Value {
     events
         .iter()
@@ -185,7 +178,7 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
         Some(1),
         "findings exit with 1:\n{stderr}"
     );
-    let events = events(&output.stdout);
+    let events = covcheck_e2e::events(&output.stdout);
 
     for (property, kind) in [
         ("aborts", "abort"),
