@@ -136,8 +136,6 @@ struct MemoryTrend {
 }
 
 const MEMORY_GRACE: u32 = 10;
-/// Growth older than this no longer counts as growing.
-const GROWTH_QUIET: Duration = Duration::from_millis(50);
 
 impl MemoryTrend {
     fn observe(&mut self, resident_mb: u64) {
@@ -147,9 +145,12 @@ impl MemoryTrend {
         }
     }
 
+    /// Growth within the last timeout counts: a loaded machine may not run
+    /// the child for tens of milliseconds at a time, while a hang's memory
+    /// stands still for the whole timeout.
     fn still_growing(&self, started: Instant, timeout: Duration) -> bool {
         started.elapsed() < timeout * MEMORY_GRACE
-            && self.grew_at.is_some_and(|t| t.elapsed() < GROWTH_QUIET)
+            && self.grew_at.is_some_and(|t| t.elapsed() < timeout)
     }
 }
 
