@@ -123,6 +123,13 @@ impl Fixture {
 
     /// Runs cargo with `args`; returns (success, stdout + stderr).
     pub fn cargo(&self, args: &[&str]) -> (bool, String) {
+        self.cargo_with_env(args, &[])
+    }
+
+    /// Runs cargo with `args` and the environment variables `env` (none of
+    /// the caller's `COVCHECK_SEED` or `COVCHECK_CASES`); returns (success,
+    /// stdout + stderr).
+    pub fn cargo_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let output = Command::new(cargo)
             .args(args)
@@ -130,6 +137,7 @@ impl Fixture {
             .env("CARGO_TARGET_DIR", target_dir())
             .env_remove("COVCHECK_SEED")
             .env_remove("COVCHECK_CASES")
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         (output.status.success(), text_of(&output))

@@ -73,16 +73,11 @@ fn a_seed_found_under_a_larger_size_replays_under_it() {
         "    #[covcheck]\n    fn short(v: Vec<u8>) {\n        assert!(v.len() < 150);\n    }",
     );
     // Found with a size limit of 300 (plain `cargo test`, fixed RNG seed).
-    let output = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
-        .args(["test", "--quiet"])
-        .current_dir(fixture.path())
-        .env("CARGO_TARGET_DIR", covcheck_e2e::target_dir())
-        .env("COVCHECK_SIZE", "300")
-        .env("COVCHECK_SEED", "1")
-        .output()
-        .unwrap();
-    let text = covcheck_e2e::text_of(&output);
-    assert!(!output.status.success(), "found:\n{text}");
+    let (passed, text) = fixture.cargo_with_env(
+        &["test", "--quiet"],
+        &[("COVCHECK_SIZE", "300"), ("COVCHECK_SEED", "1")],
+    );
+    assert!(!passed, "found:\n{text}");
     let seeds = fixture.seed_files("short");
     assert_eq!(seeds.len(), 1, "{text}");
     let seed = fs::read_to_string(&seeds[0]).unwrap();

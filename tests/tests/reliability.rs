@@ -273,15 +273,11 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
         "{text}"
     );
     // A hang seed ends the test binary after COVCHECK_HANG_SECS, naming it.
-    let hang = Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
-        .args(["test", "--", "tests::hangs", "--exact"])
-        .current_dir(fixture.path())
-        .env("CARGO_TARGET_DIR", covcheck_e2e::target_dir())
-        .env("COVCHECK_HANG_SECS", "1")
-        .output()
-        .unwrap();
-    let text = covcheck_e2e::text_of(&hang);
-    assert!(!hang.status.success(), "{text}");
+    let (passed, text) = fixture.cargo_with_env(
+        &["test", "--", "tests::hangs", "--exact"],
+        &[("COVCHECK_HANG_SECS", "1")],
+    );
+    assert!(!passed, "{text}");
     assert!(text.contains("it hangs"), "{text}");
     assert!(text.contains("replaying the saved seed"), "{text}");
     let (passed, text) = fixture.cargo(&["test", "--", "tests::aborts", "--exact"]);
