@@ -1,0 +1,160 @@
+//! Input-to-state: draws replaced by the other operand of a comparison the
+//! input made (integers by value or low bytes, byte strings where they occur
+//! in a string or byte vector, collection lengths).
+
+use super::bytes::{Element, byte_runs, index_at, index_for_byte};
+use super::{ChoiceMutator, Shape};
+use crate::engine::sancov::IntCmp;
+
+impl ChoiceMutator {
+    /// Replaces a draw by the other operand of a comparison it took part in.
+    pub(super) fn input_to_state(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let cmps = &shape.comparisons;
+        let total = cmps.ints.len() + cmps.bytes.len();
+        if total == 0 {
+            return false;
+        }
+        // A few tries: a random comparison may not involve any draw.
+        for _ in 0..16 {
+            let pick = self.rng.index(total);
+            let applied = if pick < cmps.ints.len() {
+                let cmp = cmps.ints[pick];
+                let (from, to) = if self.rng.percent(50) {
+                    (cmp.a, cmp.b)
+                } else {
+                    (cmp.b, cmp.a)
+                };
+                self.replace_int(
+                    shape,
+                    indices,
+                    IntCmp {
+                        a: from,
+                        b: to,
+                        size: cmp.size,
+                    },
+                ) || self.resize_run(shape, indices, from, to)
+                    || self.replace_bytes(
+                        shape,
+                        indices,
+                        &from.to_le_bytes()[..cmp.size as usize],
+                        &to.to_le_bytes()[..cmp.size as usize],
+                    )
+            } else {
+                let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
+                let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
+                self.replace_bytes(shape, indices, from, to)
+            };
+            if applied {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Integer draws whose value equals `cmp.a` get `cmp.b`. The match is also
+    /// tried on the value's low 1, 2 and 4 bytes when both operands fit in
+    /// them, which is how `x & 0xFFFF == 0xBEEF` or a truncating cast is
+    /// solved: the high bytes are kept and the low ones replaced.
+    pub(super) fn replace_int(&mut self, shape: &Shape, indices: &mut [u64], cmp: IntCmp) -> bool {
+        let mut matches: Vec<(usize, u64)> = Vec::new();
+        for (&position, draw) in &shape.ints {
+            let Some(value) = draw.value_bits(index_at(indices, position)) else {
+                continue;
+            };
+            for bytes in [8u32, 4, 2, 1] {
+                let mask = if bytes == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * bytes)) - 1
+                };
+                let fits = bytes == 8 || (cmp.a & !mask == 0 && cmp.b & !mask == 0);
+                if !fits || value & mask != cmp.a {
+                    continue;
+                }
+                if let Some(index) = draw.index_of((value & !mask) | cmp.b) {
+                    matches.push((position, index));
+                }
+                break;
+            }
+        }
+        if matches.is_empty() {
+            return false;
+        }
+        let (position, index) = matches[self.rng.index(matches.len())];
+        indices[position] = index;
+        true
+    }
+
+    /// Where a byte run occurs in a string or byte vector, writes `to` over it.
+    pub(super) fn replace_bytes(
+        &mut self,
+        shape: &Shape,
+        indices: &mut [u64],
+        from: &[u8],
+        to: &[u8],
+    ) -> bool {
+        if from.len() != to.len() || from.is_empty() {
+            return false;
+        }
+        let mut sites = Vec::new();
+        for run in byte_runs(shape, indices) {
+            let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
+            for start in 0..bytes.len().saturating_sub(from.len() - 1) {
+                if bytes[start..start + from.len()] == *from {
+                    sites.push(run[start..start + from.len()].to_vec());
+                }
+            }
+        }
+        if sites.is_empty() {
+            return false;
+        }
+        let site = &sites[self.rng.index(sites.len())];
+        let mut changed = false;
+        for (element, &byte) in site.iter().zip(to) {
+            if let Some(index) = index_for_byte(shape, element.value, byte) {
+                changed |= indices[element.value] != index;
+                indices[element.value] = index;
+            }
+        }
+        changed
+    }
+
+    /// A string or byte vector whose length was compared with another number
+    /// is resized to it (so that a later `memcmp` can see a candidate).
+    pub(super) fn resize_run(
+        &mut self,
+        shape: &Shape,
+        indices: &mut Vec<u64>,
+        from: u64,
+        to: u64,
+    ) -> bool {
+        if to > 256 || from == to {
+            return false;
+        }
+        let runs: Vec<Vec<Element>> = byte_runs(shape, indices)
+            .into_iter()
+            .filter(|run| run.len() as u64 == from)
+            .collect();
+        if runs.is_empty() {
+            return false;
+        }
+        let run = &runs[self.rng.index(runs.len())];
+        let last = run[run.len() - 1].value;
+        let to = to as usize;
+        if to < run.len() {
+            // Drop the trailing elements (flag and value each).
+            let cut = run[to].value - 1;
+            indices.drain(cut..=last);
+        } else {
+            let element = [1, indices[last]];
+            let extra: Vec<u64> = element
+                .iter()
+                .copied()
+                .cycle()
+                .take(2 * (to - run.len()))
+                .collect();
+            indices.splice(last + 1..last + 1, extra);
+        }
+        true
+    }
+}

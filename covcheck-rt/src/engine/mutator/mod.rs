@@ -1,0 +1,320 @@
+//! Mutations of a choice sequence, never of raw bytes.
+//!
+//! Every mutation edits the indices of an input whose *shape* (each choice's
+//! kind, the spans, the integer domains, and the comparisons it made) was
+//! learned by running it once. Because generators are pure functions of the
+//! choices, any edit still generates a valid value of the property's types:
+//! deleting a collection element's span deletes the element, changing a
+//! choice changes one field.
+//!
+//! | mutation | what it does |
+//! |---|---|
+//! | interesting / fresh | redraws one choice with the value heuristics (AFL's interesting values for its width, extremes, small values) |
+//! | bit flip, arithmetic | flips a bit of, or adds ±1..35 to, the *value* of an integer draw |
+//! | delete / duplicate / swap spans | collections grow and shrink coherently |
+//! | repeat a span | 3 to 512 copies of a span at once: long operation sequences, long runs of one element |
+//! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
+//! | splice | replaces a span by a span of the same type from another corpus entry |
+//! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
+//! | token insertion | inserts a compared byte string into a string or byte vector |
+
+mod bytes;
+mod compare;
+mod shape;
+mod spans;
+#[cfg(test)]
+mod tests;
+
+pub use shape::{Shape, ShapeCache};
+
+use crate::choice::ChoiceKind;
+use crate::engine::sancov::Comparisons;
+use crate::heuristics;
+use crate::rng::Rng;
+
+/// The most choices one [`ChoiceMutator::repeat_span`] adds.
+const MAX_REPEATED_CHOICES: usize = 8192;
+
+/// The mutator LibAFL's mutational stage calls; see the module docs.
+pub struct ChoiceMutator {
+    pub rng: Rng,
+    /// Input-to-state and token mutations (off for the ablation).
+    pub cmp_mutations: bool,
+    /// Byte strings seen in comparisons of any corpus entry (the dictionary).
+    pub tokens: Vec<Vec<u8>>,
+}
+
+/// The mutations, picked uniformly (the ones that do not apply to an input
+/// are skipped, and another is picked).
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Fresh,
+    Interesting,
+    BitFlip,
+    Arith,
+    DeleteSpan,
+    DuplicateSpan,
+    RepeatSpan,
+    SwapSpans,
+    Splice,
+    InputToState,
+    InsertToken,
+    OverwriteRun,
+}
+
+const OPS: [Op; 12] = [
+    Op::Fresh,
+    Op::Interesting,
+    Op::BitFlip,
+    Op::Arith,
+    Op::DeleteSpan,
+    Op::DuplicateSpan,
+    Op::RepeatSpan,
+    Op::OverwriteRun,
+    Op::SwapSpans,
+    Op::Splice,
+    Op::InputToState,
+    Op::InsertToken,
+];
+
+impl ChoiceMutator {
+    pub fn new(seed: u64, cmp_mutations: bool) -> Self {
+        ChoiceMutator {
+            rng: Rng::new(seed),
+            cmp_mutations,
+            tokens: Vec::new(),
+        }
+    }
+
+    /// Adds the byte strings an entry compared against to the dictionary.
+    pub fn learn_tokens(&mut self, comparisons: &Comparisons) {
+        if !self.cmp_mutations {
+            return;
+        }
+        for (a, b) in &comparisons.bytes {
+            for token in [a, b] {
+                if token.len() >= 2 && !self.tokens.contains(token) && self.tokens.len() < 1024 {
+                    self.tokens.push(token.clone());
+                }
+            }
+        }
+    }
+
+    /// Mutates `indices` (whose shape is `shape`) with a stack of 1 to 4
+    /// mutations. Span mutations only come first, while the spans still
+    /// describe the sequence. `donor` is another corpus entry for splicing.
+    /// Returns false when nothing could be changed.
+    pub fn mutate(
+        &mut self,
+        shape: &Shape,
+        indices: &mut Vec<u64>,
+        donor: Option<(&Shape, &[u64])>,
+    ) -> bool {
+        indices.resize(shape.choices.len().max(indices.len()), 0);
+        let original = indices.clone();
+        let stack = 1 + self.rng.at_most(3) as usize;
+        let mut spans_valid = true;
+        for _ in 0..stack {
+            for _attempt in 0..8 {
+                let op = *self.rng.pick(&OPS);
+                let applied = match op {
+                    Op::Fresh => self.fresh(shape, indices),
+                    Op::Interesting => self.interesting(shape, indices),
+                    Op::BitFlip => self.bit_flip(shape, indices),
+                    Op::Arith => self.arith(shape, indices),
+                    Op::DeleteSpan if spans_valid => self.delete_span(shape, indices),
+                    Op::DuplicateSpan if spans_valid => self.duplicate_span(shape, indices),
+                    Op::RepeatSpan if spans_valid => self.repeat_span(shape, indices),
+                    Op::OverwriteRun => self.overwrite_run(shape, indices),
+                    Op::SwapSpans if spans_valid => self.swap_spans(shape, indices),
+                    Op::Splice if spans_valid => {
+                        donor.is_some_and(|d| self.splice(shape, indices, d))
+                    }
+                    Op::InputToState if self.cmp_mutations && spans_valid => {
+                        self.input_to_state(shape, indices)
+                    }
+                    Op::InsertToken if self.cmp_mutations && spans_valid => {
+                        self.insert_token(shape, indices)
+                    }
+                    _ => false,
+                };
+                if applied {
+                    if indices.len() != shape.choices.len() {
+                        spans_valid = false;
+                        // Positions past the end read as zero anyway.
+                        if indices.len() < shape.choices.len() {
+                            indices.resize(shape.choices.len(), 0);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        *indices != original
+    }
+
+    /// A random choice position whose index is meaningful to change.
+    fn position(&mut self, shape: &Shape) -> Option<usize> {
+        if shape.choices.is_empty() {
+            return None;
+        }
+        Some(self.rng.index(shape.choices.len()))
+    }
+
+    fn fresh(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let choice = shape.choices[i];
+        if let Some((form, plan)) = float_at(shape, i) {
+            // A float is redrawn whole, form and payload, with the float heuristics.
+            let (new_form, payload) = plan(&mut self.rng);
+            indices[form] = new_form;
+            indices[form + 1] = payload;
+            return true;
+        }
+        indices[i] = match shape.ints.get(&i) {
+            Some(draw) => {
+                match u64::try_from(heuristics::int_index(
+                    &mut self.rng,
+                    &draw.domain,
+                    draw.bits,
+                    draw.signed,
+                )) {
+                    Ok(index) => index,
+                    Err(_) => return false,
+                }
+            }
+            None if self.rng.percent(50) => self.rng.at_most(choice.max.min(16)),
+            None => self.rng.at_most(choice.max),
+        };
+        true
+    }
+
+    fn interesting(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let choice = shape.choices[i];
+        let Some(draw) = shape.ints.get(&i) else {
+            let picks = [0, 1, choice.max, choice.max.saturating_sub(1)];
+            indices[i] = *self.rng.pick(&picks);
+            return true;
+        };
+        let bits = draw.bits.min(64);
+        let mut values: Vec<u64> = vec![0, 1, u64::MAX, 1 << (bits - 1), (1 << (bits - 1)) - 1];
+        // Two's complement, as the value bits of a draw are.
+        values.extend(heuristics::AFL_INTERESTING.iter().map(|&v| v as u64));
+        let value = *self.rng.pick(&values);
+        match draw.index_of(value) {
+            Some(index) => {
+                indices[i] = index;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn bit_flip(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let choice = shape.choices[i];
+        match shape.ints.get(&i) {
+            Some(draw) => {
+                let Some(value) = draw.value_bits(indices[i]) else {
+                    return false;
+                };
+                let bit = self.rng.at_most(u64::from(draw.bits.min(64)) - 1);
+                match draw.index_of(value ^ (1 << bit)) {
+                    Some(index) => indices[i] = index,
+                    None => return false,
+                }
+            }
+            None => {
+                let width = 64 - choice.max.leading_zeros();
+                if width == 0 {
+                    return false;
+                }
+                let flipped = indices[i] ^ (1 << self.rng.at_most(u64::from(width) - 1));
+                indices[i] = flipped.min(choice.max);
+            }
+        }
+        true
+    }
+
+    fn arith(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let Some(i) = self.position(shape) else {
+            return false;
+        };
+        let is_f64_bits = shape.choices[i].kind == ChoiceKind::FloatBits
+            && float_at(shape, i).is_some()
+            && indices[i - 1] == 1
+            && shape.choices[i].max == u64::MAX;
+        if is_f64_bits {
+            // Arithmetic on the value of an f64 given as bits: halve, double, ±1, ±½, negate.
+            let x = f64::from_bits(indices[i]);
+            let changed = match self.rng.at_most(6) {
+                0 => x / 2.0,
+                1 => x * 2.0,
+                2 => x + 1.0,
+                3 => x - 1.0,
+                4 => x + 0.5,
+                5 => x - 0.5,
+                _ => -x,
+            };
+            indices[i] = changed.to_bits();
+            return true;
+        }
+        let delta = 1 + self.rng.at_most(34);
+        let up = self.rng.percent(50);
+        match shape.ints.get(&i) {
+            Some(draw) => {
+                let Some(value) = draw.value_bits(indices[i]) else {
+                    return false;
+                };
+                let changed = if up {
+                    value.wrapping_add(delta)
+                } else {
+                    value.wrapping_sub(delta)
+                };
+                match draw.index_of(changed) {
+                    Some(index) => indices[i] = index,
+                    None => return false,
+                }
+            }
+            None => {
+                let max = shape.choices[i].max;
+                indices[i] = if up {
+                    indices[i].saturating_add(delta).min(max)
+                } else {
+                    indices[i].saturating_sub(delta)
+                };
+            }
+        }
+        true
+    }
+}
+
+/// How a float's form and payload are drawn ([`heuristics::f64_plan`]).
+type FloatPlan = fn(&mut Rng) -> (u64, u64);
+
+/// When choice `i` belongs to a float (its form or its payload): the
+/// position of the form and the plan that redraws the float.
+fn float_at(shape: &Shape, i: usize) -> Option<(usize, FloatPlan)> {
+    let form = match shape.choices.get(i)?.kind {
+        ChoiceKind::FloatForm => i,
+        ChoiceKind::FloatBits if i > 0 && shape.choices[i - 1].kind == ChoiceKind::FloatForm => {
+            i - 1
+        }
+        _ => return None,
+    };
+    let payload = shape.choices.get(form + 1)?;
+    // The payload's domain tells the width: f32 bit patterns fit in 32 bits.
+    let plan = if payload.max == u64::from(u32::MAX) || payload.max == (1 << 25) - 1 {
+        heuristics::f32_plan
+    } else {
+        heuristics::f64_plan
+    };
+    Some((form, plan))
+}

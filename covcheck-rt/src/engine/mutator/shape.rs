@@ -1,0 +1,88 @@
+//! What the mutator knows about an input: its shape, learned by running it
+//! once, and a cache of the shapes of corpus entries.
+
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use crate::choice::{Choice, Span};
+use crate::engine::sancov::{Comparisons, Tracing};
+use crate::property::{PropertyFn, execute, generate_only};
+use crate::rng::Rng;
+use crate::source::{IntDraw, Limits, Source};
+
+/// What one run of an input revealed about it.
+#[derive(Debug, Default)]
+pub struct Shape {
+    pub choices: Vec<Choice>,
+    pub spans: Vec<Span>,
+    /// Integer draws by position (ordered, so that a campaign with a fixed
+    /// RNG seed picks the same draw in every run).
+    pub ints: BTreeMap<usize, IntDraw>,
+    pub comparisons: Comparisons,
+}
+
+impl Shape {
+    /// Learns the shape of `indices` by generating its arguments (without the
+    /// body), then, when `trace` is set, running it once with comparison
+    /// tracing on.
+    pub fn learn(property: &PropertyFn<'_>, indices: &[u64], limits: Limits, trace: bool) -> Shape {
+        let mut src = Source::replay(indices.to_vec(), limits);
+        src.record_int_draws();
+        let mut src = generate_only(property, src);
+        let ints = src
+            .take_int_draws()
+            .into_iter()
+            .map(|d| (d.position, d))
+            .collect();
+        let (choices, spans) = src.into_record();
+        let comparisons = if trace {
+            let tracing = Tracing::start();
+            let _ = execute(property, Source::replay(indices.to_vec(), limits), false);
+            tracing.finish()
+        } else {
+            Comparisons::default()
+        };
+        if std::env::var_os("COVCHECK_DEBUG_SHAPES").is_some() {
+            eprintln!("shape of {indices:?}: comparisons {comparisons:?}");
+        }
+        Shape {
+            choices,
+            spans,
+            ints,
+            comparisons,
+        }
+    }
+}
+
+/// Shapes of corpus entries, learned once per entry (the traced run is the
+/// expensive part: only new entries pay it).
+#[derive(Default)]
+pub struct ShapeCache {
+    shapes: HashMap<usize, Rc<(Shape, Vec<u64>)>>,
+    ids: Vec<usize>,
+}
+
+impl ShapeCache {
+    pub fn get_or_learn(
+        &mut self,
+        id: usize,
+        learn: impl FnOnce() -> (Shape, Vec<u64>),
+    ) -> (Rc<(Shape, Vec<u64>)>, bool) {
+        if let Some(shape) = self.shapes.get(&id) {
+            return (shape.clone(), false);
+        }
+        let shape = Rc::new(learn());
+        self.shapes.insert(id, shape.clone());
+        self.ids.push(id);
+        (shape, true)
+    }
+
+    /// Another cached entry, for splicing.
+    pub fn other(&self, rng: &mut Rng, not: usize) -> Option<Rc<(Shape, Vec<u64>)>> {
+        if self.ids.len() < 2 {
+            return None;
+        }
+        let id = self.ids[rng.index(self.ids.len())];
+        (id != not).then(|| self.shapes[&id].clone())
+    }
+}
