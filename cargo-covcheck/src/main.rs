@@ -18,6 +18,7 @@ mod conflict;
 mod discover;
 mod instrument;
 mod interrupt;
+mod literals;
 mod minimize;
 mod replay;
 mod report;
@@ -108,6 +109,18 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
     let (plan, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
     if properties.is_empty() {
         return Ok(EXIT_NOTHING_TESTED);
+    }
+    let packages = properties
+        .iter()
+        .map(|p| p.listing.package.as_str())
+        .collect();
+    if let Err(error) = literals::write_dictionaries(
+        &plan.metadata,
+        &plan.instrumented,
+        &packages,
+        &plan.covcheck_dir,
+    ) {
+        eprintln!("warning: no campaign dictionary: {error}");
     }
     let seed = args.seed.unwrap_or_else(|| {
         SystemTime::now()

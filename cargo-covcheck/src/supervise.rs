@@ -127,6 +127,7 @@ pub fn tool_request(
         cmp_mutations: settings.cmp_mutations,
         stop_on_failure: true,
         size_steps: settings.size_steps,
+        dictionary: None,
     };
     (work, config)
 }
@@ -188,6 +189,8 @@ pub fn run_property(
         let _ = std::fs::remove_dir_all(&dir);
         dir
     };
+    let dictionary =
+        crate::literals::dictionary_path(&settings.covcheck_dir, &property.listing.package);
     let mut summary = Summary::default();
     let mut seen: HashSet<(FailureKind, String)> = HashSet::new();
     let mut attempt = 0u64;
@@ -215,6 +218,7 @@ pub fn run_property(
             cmp_mutations: settings.cmp_mutations,
             stop_on_failure: !settings.keep_going,
             size_steps: settings.size_steps,
+            dictionary: Some(dictionary.clone()).filter(|d| d.exists()),
         };
         attempt += 1;
         let outcome = match run_worker(property, &work, &config, settings, |event| match event {

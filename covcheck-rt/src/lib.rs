@@ -31,6 +31,8 @@
 mod case_watch;
 pub mod choice;
 pub mod config;
+#[doc(hidden)]
+pub mod dictionary;
 #[cfg(feature = "campaign")]
 pub mod engine;
 pub mod generate;

@@ -81,6 +81,10 @@ pub struct WorkerConfig {
     /// deepening); off, fresh inputs use the full bound from the start.
     #[serde(default = "yes")]
     pub size_steps: bool,
+    /// Tokens for the mutator, in libFuzzer's dictionary format
+    /// ([`crate::dictionary`]): the literals of the crates under test.
+    #[serde(default)]
+    pub dictionary: Option<PathBuf>,
 }
 
 fn yes() -> bool {

@@ -111,6 +111,7 @@ impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for CovcheckMutator<'_, '_> 
                 self.execs.set(self.execs.get() + 1);
             }
             self.inner.learn_tokens(&entry.0.comparisons);
+            self.inner.learn_variants(&entry.0, &entry.1);
         }
         let donor = self.cache.other(&mut self.inner.rng, id);
         let changed = self.inner.mutate(
@@ -280,10 +281,12 @@ pub fn run(
     // would slow every later execution down. The cap grows with the bound.
     let mutant_cap =
         |bound: usize| (bound * MUTANT_CHOICES_PER_ELEMENT).clamp(1024, limits.max_choices);
+    let mut choice_mutator = ChoiceMutator::new(request.rng_seed ^ 0xc0ffee, request.cmp_mutations);
+    choice_mutator.literals = load_dictionary(request.dictionary.as_deref());
     let mutator = CovcheckMutator {
         property,
         limits,
-        inner: ChoiceMutator::new(request.rng_seed ^ 0xc0ffee, request.cmp_mutations),
+        inner: choice_mutator,
         cache: ShapeCache::default(),
         trace: request.cmp_mutations,
         max_choices: &max_choices,
@@ -510,4 +513,27 @@ fn persist_new_entries<S: HasCorpus<ChoiceInput>>(state: &S, from: usize, dir: &
         }
     }
     count
+}
+
+/// The dictionary's tokens; a dictionary that cannot be read is reported
+/// and the campaign goes on without it.
+fn load_dictionary(path: Option<&Path>) -> Vec<Vec<u8>> {
+    let Some(path) = path else {
+        return Vec::new();
+    };
+    let parsed = std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| crate::dictionary::parse(&text));
+    match parsed {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            emit(&Event::Warning {
+                message: format!(
+                    "dictionary {}: {error}; the campaign goes on without it",
+                    path.display()
+                ),
+            });
+            Vec::new()
+        }
+    }
 }

@@ -96,32 +96,221 @@ impl ChoiceMutator {
         changed
     }
 
-    /// Inserts a dictionary token into a string or byte vector.
-    pub(super) fn insert_token(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
-        if self.tokens.is_empty() {
-            return false;
-        }
-        let runs = byte_runs(shape, indices);
-        if runs.is_empty() {
-            return false;
-        }
-        let run = &runs[self.rng.index(runs.len())];
-        let token = self.tokens[self.rng.index(self.tokens.len())].clone();
-        let at = self.rng.index(run.len() + 1);
-        let template = run[0].value;
-        let mut extra = Vec::with_capacity(2 * token.len());
-        for &byte in &token {
-            let Some(index) = index_for_byte(shape, template, byte) else {
-                return false;
-            };
-            extra.extend([1, index]);
-        }
-        let insert_at = if at == run.len() {
-            run[at - 1].value + 1
-        } else {
-            run[at].value - 1
+    /// Inserts a dictionary token into a string or byte vector, or writes it
+    /// over the elements there: a byte string the code compared against, or
+    /// one of the literals of the crates under test.
+    pub(super) fn write_token(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let source = match (self.tokens.is_empty(), self.literals.is_empty()) {
+            (true, true) => return false,
+            (false, true) => &self.tokens,
+            (true, false) => &self.literals,
+            (false, false) if self.rng.percent(50) => &self.tokens,
+            (false, false) => &self.literals,
         };
-        indices.splice(insert_at..insert_at, extra);
+        let token = source[self.rng.index(source.len())].clone();
+        self.write_at_random(shape, indices, &token)
+    }
+
+    /// Writes or inserts text a parser of numbers or words reacts to: ASCII
+    /// digits, a number at a width boundary, or printable ASCII.
+    pub(super) fn write_text(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let text: Vec<u8> = match self.rng.at_most(2) {
+            0 => {
+                let len = 1 + self.rng.index(20);
+                let mut digits: Vec<u8> =
+                    (0..len).map(|_| b'0' + self.rng.at_most(9) as u8).collect();
+                if self.rng.percent(25) {
+                    digits.insert(0, b'-');
+                }
+                digits
+            }
+            1 => self.rng.pick(NUMBERS).as_bytes().to_vec(),
+            _ => {
+                let len = 1 + self.rng.index(8);
+                (0..len)
+                    .map(|_| b' ' + self.rng.at_most(94) as u8)
+                    .collect()
+            }
+        };
+        self.write_at_random(shape, indices, &text)
+    }
+
+    /// Makes one `char` a character of another UTF-8 length: code that
+    /// mixes byte and character positions breaks on these.
+    pub(super) fn utf8_width(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+        let chars: Vec<usize> = (0..shape.choices.len())
+            .filter(|&i| shape.choices[i].kind == ChoiceKind::Char)
+            .collect();
+        if chars.is_empty() {
+            return false;
+        }
+        let i = chars[self.rng.index(chars.len())];
+        let index = char_index(*self.rng.pick(WIDE_CHARS));
+        if index > shape.choices[i].max || indices[i] == index {
+            return false;
+        }
+        indices[i] = index;
         true
     }
+
+    /// Copies a stretch of a string or byte vector elsewhere in it, over
+    /// the elements there or inserted: repeated fields, nested copies.
+    pub(super) fn copy_within(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let runs = byte_runs(shape, indices);
+        let Some(run) = self.pick_run(&runs) else {
+            return false;
+        };
+        let start = self.rng.index(run.len());
+        let len = 1 + self.rng.index((run.len() - start).min(64));
+        let bytes: Vec<u8> = run[start..start + len].iter().map(|e| e.byte).collect();
+        self.write_into(shape, indices, run, &bytes)
+    }
+
+    /// Copies a stretch of another corpus entry's string or byte vector into
+    /// one of this entry's, over its elements or inserted.
+    pub(super) fn crossover(
+        &mut self,
+        shape: &Shape,
+        indices: &mut Vec<u64>,
+        donor: (&Shape, &[u64]),
+    ) -> bool {
+        let donor_runs = byte_runs(donor.0, donor.1);
+        let Some(from) = self.pick_run(&donor_runs) else {
+            return false;
+        };
+        let start = self.rng.index(from.len());
+        let len = 1 + self.rng.index((from.len() - start).min(256));
+        let bytes: Vec<u8> = from[start..start + len].iter().map(|e| e.byte).collect();
+        let runs = byte_runs(shape, indices);
+        let Some(run) = self.pick_run(&runs) else {
+            return false;
+        };
+        self.write_into(shape, indices, run, &bytes)
+    }
+
+    fn pick_run<'r>(&mut self, runs: &'r [Vec<Element>]) -> Option<&'r [Element]> {
+        (!runs.is_empty()).then(|| runs[self.rng.index(runs.len())].as_slice())
+    }
+
+    /// Writes `bytes` into a random string or byte vector of the input.
+    fn write_at_random(&mut self, shape: &Shape, indices: &mut Vec<u64>, bytes: &[u8]) -> bool {
+        let runs = byte_runs(shape, indices);
+        match self.pick_run(&runs) {
+            Some(run) => self.write_into(shape, indices, run, bytes),
+            None => false,
+        }
+    }
+
+    /// Writes `bytes` at a random place of `run`: inserted there (half the
+    /// time), or over the elements there, the run growing where it ends.
+    fn write_into(
+        &mut self,
+        shape: &Shape,
+        indices: &mut Vec<u64>,
+        run: &[Element],
+        bytes: &[u8],
+    ) -> bool {
+        let at = self.rng.index(run.len() + 1);
+        let end = if self.rng.percent(50) {
+            at
+        } else {
+            (at + bytes.len()).min(run.len())
+        };
+        splice_bytes(shape, indices, run, at..end, bytes)
+    }
+}
+
+/// Numbers a parser treats specially: type-width boundaries, float limits
+/// and forms, and the characters numbers start with.
+const NUMBERS: &[&str] = &[
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "127",
+    "128",
+    "-129",
+    "255",
+    "256",
+    "32767",
+    "32768",
+    "65535",
+    "65536",
+    "2147483647",
+    "2147483648",
+    "-2147483649",
+    "4294967295",
+    "4294967296",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "340282366920938463463374607431768211456",
+    "1e308",
+    "1e309",
+    "1e-400",
+    "0.1",
+    "1.",
+    ".5",
+    "1e",
+    "1e+",
+    "0x",
+    "0b",
+    "0o",
+    "NaN",
+    "inf",
+    "-inf",
+    "+",
+    "-",
+    ".",
+    "_",
+];
+
+/// Characters of every UTF-8 length, at the boundaries between lengths.
+const WIDE_CHARS: &[char] = &[
+    '\0',
+    '\u{7f}',
+    '\u{80}',
+    '\u{e9}',
+    '\u{7ff}',
+    '\u{800}',
+    '\u{20ac}',
+    '\u{feff}',
+    '\u{ffff}',
+    '\u{10000}',
+    '\u{1f980}',
+    '\u{10ffff}',
+];
+
+/// Replaces the elements `range` of `run` by elements standing for
+/// `bytes` (each a "more" flag and a value). Returns whether the input
+/// changed; false, leaving it as it was, when a byte cannot be drawn there
+/// (a non-ASCII byte in a string, say).
+pub(super) fn splice_bytes(
+    shape: &Shape,
+    indices: &mut Vec<u64>,
+    run: &[Element],
+    range: std::ops::Range<usize>,
+    bytes: &[u8],
+) -> bool {
+    let template = run[0].value;
+    let mut pairs = Vec::with_capacity(2 * bytes.len());
+    for &byte in bytes {
+        let Some(index) = index_for_byte(shape, template, byte) else {
+            return false;
+        };
+        pairs.extend([1, index]);
+    }
+    // The position of element `k`'s "more" flag, or just past the run.
+    let flag = |k: usize| match run.get(k) {
+        Some(element) => element.value - 1,
+        None => run[run.len() - 1].value + 1,
+    };
+    let (start, end) = (flag(range.start), flag(range.end));
+    if indices[start..end] == pairs[..] {
+        return false;
+    }
+    indices.splice(start..end, pairs);
+    true
 }

@@ -2,7 +2,7 @@
 //! input made (integers by value or low bytes, byte strings where they occur
 //! in a string or byte vector, collection lengths).
 
-use super::bytes::{Element, byte_runs, index_at, index_for_byte};
+use super::bytes::{Element, byte_runs, index_at, index_for_byte, splice_bytes};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
 
@@ -33,12 +33,7 @@ impl ChoiceMutator {
                         size: cmp.size,
                     },
                 ) || self.resize_run(shape, indices, from, to)
-                    || self.replace_bytes(
-                        shape,
-                        indices,
-                        &from.to_le_bytes()[..cmp.size as usize],
-                        &to.to_le_bytes()[..cmp.size as usize],
-                    )
+                    || self.replace_encoded(shape, indices, from, to, cmp.size)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
@@ -157,4 +152,102 @@ impl ChoiceMutator {
         }
         true
     }
+
+    /// Where a compared integer is spelled out in a string or byte vector,
+    /// spells the other operand there instead: little- or big-endian over
+    /// its width or a narrower one both operands fit in (a stored length or
+    /// checksum), or in ASCII decimal (a number in text) — the way libFuzzer's
+    /// and AFL++'s comparison logs patch raw bytes.
+    fn replace_encoded(
+        &mut self,
+        shape: &Shape,
+        indices: &mut Vec<u64>,
+        from: u64,
+        to: u64,
+        size: u8,
+    ) -> bool {
+        let mut encodings = encodings(from, to, size);
+        while !encodings.is_empty() {
+            let (from, to, text) = encodings.swap_remove(self.rng.index(encodings.len()));
+            let applied = if text {
+                self.replace_number(shape, indices, &from, &to)
+            } else {
+                self.replace_bytes(shape, indices, &from, &to)
+            };
+            if applied {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Replaces a decimal number `from` standing alone (not inside a longer
+    /// run of digits) in a string or byte vector by `to`, of any length.
+    fn replace_number(
+        &mut self,
+        shape: &Shape,
+        indices: &mut Vec<u64>,
+        from: &[u8],
+        to: &[u8],
+    ) -> bool {
+        let mut sites = Vec::new();
+        for run in byte_runs(shape, indices) {
+            let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
+            let digit_at =
+                |k: Option<usize>| k.and_then(|k| bytes.get(k)).is_some_and(u8::is_ascii_digit);
+            for start in 0..bytes.len().saturating_sub(from.len() - 1) {
+                let end = start + from.len();
+                if bytes[start..end] == *from
+                    && !digit_at(start.checked_sub(1))
+                    && !digit_at(Some(end))
+                {
+                    sites.push((run.clone(), start..end));
+                }
+            }
+        }
+        if sites.is_empty() {
+            return false;
+        }
+        let (run, range) = sites.swap_remove(self.rng.index(sites.len()));
+        splice_bytes(shape, indices, &run, range, to)
+    }
+}
+
+/// The ways a compared integer of `size` bytes may be spelled in an input's
+/// bytes, as `(from, to, is_decimal_text)`.
+fn encodings(from: u64, to: u64, size: u8) -> Vec<(Vec<u8>, Vec<u8>, bool)> {
+    let mut out = Vec::new();
+    let size = usize::from(size.clamp(1, 8));
+    for width in [size, 4, 2] {
+        let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
+        if width > size || (width < size && !(fits(from) && fits(to))) {
+            continue;
+        }
+        let le = |v: u64| v.to_le_bytes()[..width].to_vec();
+        let be = |v: u64| v.to_be_bytes()[8 - width..].to_vec();
+        if !out
+            .iter()
+            .any(|(f, _, _): &(Vec<u8>, Vec<u8>, bool)| *f == le(from))
+        {
+            out.push((le(from), le(to), false));
+        }
+        if width > 1 && !out.iter().any(|(f, _, _)| *f == be(from)) {
+            out.push((be(from), be(to), false));
+        }
+    }
+    // Decimal, read as unsigned and, when the sign bit is set, as signed.
+    let signed = |v: u64| {
+        let shift = 64 - 8 * size as u32;
+        ((v << shift) as i64) >> shift
+    };
+    out.push((
+        from.to_string().into_bytes(),
+        to.to_string().into_bytes(),
+        true,
+    ));
+    if signed(from) < 0 || signed(to) < 0 {
+        let (f, t) = (signed(from).to_string(), signed(to).to_string());
+        out.push((f.into_bytes(), t.into_bytes(), true));
+    }
+    out
 }

@@ -16,7 +16,12 @@
 //! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
 //! | splice | replaces a span by a span of the same type from another corpus entry |
 //! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
-//! | token insertion | inserts a compared byte string into a string or byte vector |
+//! | tokens | inserts or writes a dictionary token into a string or byte vector: byte strings the code compared against, and the string and number literals of the crates under test |
+//! | text | writes or inserts ASCII digits, a number at a width boundary, or printable ASCII |
+//! | UTF-8 width | makes a `char` one of a different UTF-8 length (1 to 4 bytes) |
+//! | copy within | copies part of a string or byte vector elsewhere in it |
+//! | crossover | copies part of another corpus entry's string or byte vector into one of this entry's |
+//! | swarm | makes some or all values of one enum type in the input the same variant (swarm testing), favouring the variants of entries that found new coverage |
 
 mod bytes;
 mod compare;
@@ -26,6 +31,8 @@ mod spans;
 mod tests;
 
 pub use shape::{Shape, ShapeCache};
+
+use std::collections::HashMap;
 
 use crate::choice::ChoiceKind;
 use crate::engine::sancov::Comparisons;
@@ -40,8 +47,14 @@ pub struct ChoiceMutator {
     pub rng: Rng,
     /// Input-to-state and token mutations (off for the ablation).
     pub cmp_mutations: bool,
-    /// Byte strings seen in comparisons of any corpus entry (the dictionary).
+    /// Byte strings seen in comparisons of any corpus entry.
     pub tokens: Vec<Vec<u8>>,
+    /// The string and number literals of the crates under test, and the
+    /// user's tokens: the dictionary given before the campaign.
+    pub literals: Vec<Vec<u8>>,
+    /// How often each enum variant, by (span label, variant index), occurs
+    /// in the corpus entries that found new coverage.
+    variant_uses: HashMap<(u64, u64), u32>,
 }
 
 /// The mutations, picked uniformly (the ones that do not apply to an input
@@ -58,11 +71,16 @@ enum Op {
     SwapSpans,
     Splice,
     InputToState,
-    InsertToken,
+    WriteToken,
     OverwriteRun,
+    Text,
+    Utf8Width,
+    CopyWithin,
+    Crossover,
+    Swarm,
 }
 
-const OPS: [Op; 12] = [
+const OPS: [Op; 17] = [
     Op::Fresh,
     Op::Interesting,
     Op::BitFlip,
@@ -74,7 +92,12 @@ const OPS: [Op; 12] = [
     Op::SwapSpans,
     Op::Splice,
     Op::InputToState,
-    Op::InsertToken,
+    Op::WriteToken,
+    Op::Text,
+    Op::Utf8Width,
+    Op::CopyWithin,
+    Op::Crossover,
+    Op::Swarm,
 ];
 
 impl ChoiceMutator {
@@ -83,6 +106,8 @@ impl ChoiceMutator {
             rng: Rng::new(seed),
             cmp_mutations,
             tokens: Vec::new(),
+            literals: Vec::new(),
+            variant_uses: HashMap::new(),
         }
     }
 
@@ -133,9 +158,14 @@ impl ChoiceMutator {
                     Op::InputToState if self.cmp_mutations && spans_valid => {
                         self.input_to_state(shape, indices)
                     }
-                    Op::InsertToken if self.cmp_mutations && spans_valid => {
-                        self.insert_token(shape, indices)
+                    Op::WriteToken if spans_valid => self.write_token(shape, indices),
+                    Op::Text if spans_valid => self.write_text(shape, indices),
+                    Op::Utf8Width => self.utf8_width(shape, indices),
+                    Op::CopyWithin if spans_valid => self.copy_within(shape, indices),
+                    Op::Crossover if spans_valid => {
+                        donor.is_some_and(|d| self.crossover(shape, indices, d))
                     }
+                    Op::Swarm if spans_valid => self.swarm(shape, indices),
                     _ => false,
                 };
                 if applied {

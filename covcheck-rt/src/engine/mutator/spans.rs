@@ -3,7 +3,9 @@
 //! rearranged coherently.
 
 use super::{ChoiceMutator, MAX_REPEATED_CHOICES, Shape};
-use crate::choice::Span;
+use std::collections::BTreeMap;
+
+use crate::choice::{ChoiceKind, Span};
 
 impl ChoiceMutator {
     pub(super) fn random_span(&mut self, shape: &Shape) -> Option<Span> {
@@ -91,4 +93,103 @@ impl ChoiceMutator {
         );
         true
     }
+
+    /// Swarm testing on the choices: picks one enum type of the input and
+    /// makes its values use only some variants — one variant (chosen by how
+    /// often it occurs in entries that found new coverage) or a random
+    /// subset. Each value of another variant is replaced whole by a copy of
+    /// a value of an enabled one, fields included, so the structure stays in
+    /// step. "32 more pushes than pops" is then one step from any long
+    /// operation sequence.
+    pub(super) fn swarm(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
+        let values = enum_values(shape);
+        let Some(&pick) = (!values.is_empty()).then(|| &values[self.rng.index(values.len())])
+        else {
+            return false;
+        };
+        let label = pick.label;
+        // Outermost values of that type, in order, and one example of each variant.
+        let mut sites: Vec<Span> = Vec::new();
+        for span in values.iter().filter(|s| s.label == label) {
+            if sites.last().is_none_or(|last| span.start >= last.end) {
+                sites.push(*span);
+            }
+        }
+        let mut examples: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for site in &sites {
+            examples
+                .entry(indices[site.start])
+                .or_insert_with(|| indices[site.start..site.end].to_vec());
+        }
+        if examples.len() < 2 {
+            return false;
+        }
+        let variants: Vec<u64> = examples.keys().copied().collect();
+        let enabled = self.enabled_variants(label, &variants);
+        let mut changed = false;
+        for site in sites.iter().rev() {
+            if enabled.contains(&indices[site.start]) {
+                continue;
+            }
+            let with = &examples[&enabled[self.rng.index(enabled.len())]];
+            indices.splice(site.start..site.end, with.iter().copied());
+            changed = true;
+        }
+        changed
+    }
+
+    /// The variants a swarm step keeps: half the time one, weighted by use
+    /// in entries that found new coverage; otherwise a random proper subset.
+    fn enabled_variants(&mut self, label: u64, variants: &[u64]) -> Vec<u64> {
+        if self.rng.percent(50) {
+            let weight =
+                |v: &u64| 1 + u64::from(self.variant_uses.get(&(label, *v)).copied().unwrap_or(0));
+            let total: u64 = variants.iter().map(weight).sum();
+            let mut ticket = self.rng.at_most(total - 1);
+            for v in variants {
+                if ticket < weight(v) {
+                    return vec![*v];
+                }
+                ticket -= weight(v);
+            }
+        }
+        loop {
+            let subset: Vec<u64> = variants
+                .iter()
+                .copied()
+                .filter(|_| self.rng.percent(50))
+                .collect();
+            if !subset.is_empty() && subset.len() < variants.len() {
+                return subset;
+            }
+        }
+    }
+
+    /// Counts the enum variants of an entry that found new coverage, for
+    /// [`Self::swarm`]'s weights.
+    pub fn learn_variants(&mut self, shape: &Shape, indices: &[u64]) {
+        for span in enum_values(shape) {
+            let variant = indices.get(span.start).copied().unwrap_or(0);
+            *self.variant_uses.entry((span.label, variant)).or_default() += 1;
+        }
+    }
+}
+
+/// The spans of enum values: those whose first choice picks a variant
+/// (derived generators draw the variant first, inside the value's span),
+/// in input order, an enclosing value before the values inside it.
+fn enum_values(shape: &Shape) -> Vec<Span> {
+    let mut values: Vec<Span> = shape
+        .spans
+        .iter()
+        .filter(|s| {
+            shape
+                .choices
+                .get(s.start)
+                .is_some_and(|c| c.kind == ChoiceKind::Variant)
+        })
+        .copied()
+        .collect();
+    values.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    values
 }

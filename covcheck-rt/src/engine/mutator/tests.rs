@@ -151,19 +151,187 @@ fn a_compared_length_resizes_a_string() {
     assert_eq!(value_of::<String>(&indices), "ab");
 }
 
+/// The choices of `text` as a `String`.
+fn string_choices(text: &str) -> Vec<u64> {
+    text.chars().flat_map(|c| [1, char_index(c)]).collect()
+}
+
+/// The choices of `bytes` as a `Vec<u8>`.
+fn byte_choices(bytes: &[u8]) -> Vec<u64> {
+    bytes.iter().flat_map(|&b| [1, u64::from(b)]).collect()
+}
+
+/// The values `mutate` makes of `indices` over `tries` seeds.
+fn mutants<T: Generate>(
+    indices: &[u64],
+    tries: u64,
+    mut mutate: impl FnMut(&mut ChoiceMutator, &mut Vec<u64>) -> bool,
+) -> Vec<T> {
+    (0..tries)
+        .filter_map(|seed| {
+            let mut mutator = ChoiceMutator::new(seed, true);
+            let mut copy = indices.to_vec();
+            mutate(&mut mutator, &mut copy).then(|| value_of::<T>(&copy))
+        })
+        .collect()
+}
+
 #[test]
-fn tokens_are_inserted_into_strings() {
-    let mut indices = Vec::new();
-    for c in "ab".chars() {
-        indices.extend([1, char_index(c)]);
-    }
+fn tokens_are_inserted_into_strings_or_written_over_them() {
+    let indices = string_choices("ab");
     let shape = shape_of::<String>(&indices);
-    let mut mutator = ChoiceMutator::new(1, true);
-    mutator.tokens.push(b"GET ".to_vec());
-    assert!(mutator.insert_token(&shape, &mut indices));
-    let value = value_of::<String>(&indices);
-    assert!(value.contains("GET "), "{value}");
-    assert_eq!(value.len(), 6);
+    let values: Vec<String> = mutants(&indices, 40, |m, i| {
+        m.tokens.push(b"GET ".to_vec());
+        m.write_token(&shape, i)
+    });
+    assert!(values.iter().all(|v| v.contains("GET ")), "{values:?}");
+    assert!(values.iter().any(|v| v.len() == 6), "inserted: {values:?}");
+    assert!(
+        values.iter().any(|v| v.len() < 6),
+        "written over: {values:?}"
+    );
+}
+
+#[test]
+fn literals_of_the_crate_are_tokens_too() {
+    let indices = byte_choices(b"xy");
+    let shape = shape_of::<Vec<u8>>(&indices);
+    let values: Vec<Vec<u8>> = mutants(&indices, 20, |m, i| {
+        m.literals.push(b"\x89PNG".to_vec());
+        m.write_token(&shape, i)
+    });
+    assert!(!values.is_empty() && values.iter().all(|v| v.windows(4).any(|w| w == b"\x89PNG")));
+}
+
+#[test]
+fn digits_and_printable_text_are_written_into_strings() {
+    let indices = string_choices("abcd");
+    let shape = shape_of::<String>(&indices);
+    let values: Vec<String> = mutants(&indices, 200, |m, i| m.write_text(&shape, i));
+    let with_digits = values
+        .iter()
+        .filter(|v| v.bytes().any(|b| b.is_ascii_digit()))
+        .count();
+    assert!(
+        with_digits > 40,
+        "{with_digits} of {}: {values:?}",
+        values.len()
+    );
+    assert!(
+        values
+            .iter()
+            .any(|v| v.contains("4294967296") || v.contains("9223372036854775808"))
+    );
+    assert!(values.iter().all(|v| v.is_ascii()));
+}
+
+#[test]
+fn a_char_gets_another_utf8_width() {
+    let indices = string_choices("abc");
+    let shape = shape_of::<String>(&indices);
+    let values: Vec<String> = mutants(&indices, 60, |m, i| m.utf8_width(&shape, i));
+    let widths: std::collections::BTreeSet<usize> = values
+        .iter()
+        .flat_map(|v| v.chars().map(char::len_utf8).collect::<Vec<_>>())
+        .collect();
+    assert_eq!(widths, [1, 2, 3, 4].into(), "{values:?}");
+    assert!(values.iter().all(|v| v.chars().count() == 3));
+}
+
+#[test]
+fn part_of_a_byte_vector_is_copied_within_it_and_from_another_entry() {
+    let indices = byte_choices(b"abcdef");
+    let shape = shape_of::<Vec<u8>>(&indices);
+    let copies: Vec<Vec<u8>> = mutants(&indices, 40, |m, i| m.copy_within(&shape, i));
+    assert!(copies.iter().any(|v| v.len() > 6), "inserted: {copies:?}");
+    assert!(
+        copies
+            .iter()
+            .all(|v| v.iter().all(|b| b"abcdef".contains(b)))
+    );
+    let donor = byte_choices(b"XYZ");
+    let donor_shape = shape_of::<Vec<u8>>(&donor);
+    let crossed: Vec<Vec<u8>> = mutants(&indices, 40, |m, i| {
+        m.crossover(&shape, i, (&donor_shape, &donor))
+    });
+    assert!(!crossed.is_empty());
+    assert!(
+        crossed.iter().all(|v| v.iter().any(|b| b"XYZ".contains(b))),
+        "{crossed:?}"
+    );
+}
+
+#[test]
+fn input_to_state_patches_a_big_endian_field_in_bytes() {
+    // A stored big-endian u32 checksum 0x01020304 after two payload bytes,
+    // compared (as a u32) with the computed 0xCAFEBABE.
+    let indices = byte_choices(&[9, 9, 1, 2, 3, 4]);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.ints = vec![IntCmp {
+        a: 0x0102_0304,
+        b: 0xCAFE_BABE,
+        size: 4,
+    }];
+    let values: Vec<Vec<u8>> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
+    assert!(
+        values.contains(&vec![9, 9, 0xCA, 0xFE, 0xBA, 0xBE]),
+        "{values:?}"
+    );
+}
+
+#[test]
+fn input_to_state_rewrites_a_number_in_text() {
+    let indices = string_choices("len=123;");
+    let mut shape = shape_of::<String>(&indices);
+    shape.comparisons.ints = vec![IntCmp {
+        a: 123,
+        b: 65536,
+        size: 8,
+    }];
+    let values: Vec<String> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
+    assert!(values.contains(&"len=65536;".to_string()), "{values:?}");
+}
+
+#[derive(Debug, PartialEq)]
+enum Op {
+    Push(u8),
+    Pop,
+}
+
+impl Generate for Op {
+    fn generate(src: &mut Source) -> Self {
+        src.nested(0x0b, |src| match src.draw_variant(2, 2) {
+            0 => Op::Pop,
+            _ => Op::Push(u8::generate(src)),
+        })
+    }
+}
+
+#[test]
+fn swarm_makes_every_operation_one_variant_with_its_fields() {
+    // push 5, pop, push 6, pop, pop
+    let mut indices = Vec::new();
+    for op in [Some(5u64), None, Some(6), None, None] {
+        indices.push(1);
+        match op {
+            Some(x) => indices.extend([1, x]),
+            None => indices.push(0),
+        }
+    }
+    assert_eq!(value_of::<Vec<Op>>(&indices)[..2], [Op::Push(5), Op::Pop]);
+    let shape = shape_of::<Vec<Op>>(&indices);
+    let values: Vec<Vec<Op>> = mutants(&indices, 40, |m, i| m.swarm(&shape, i));
+    assert!(values.iter().all(|v| v.len() == 5), "{values:?}");
+    assert!(
+        values
+            .iter()
+            .any(|v| v.iter().all(|op| matches!(op, Op::Push(5 | 6)))),
+        "{values:?}"
+    );
+    assert!(
+        values.iter().any(|v| v.iter().all(|op| *op == Op::Pop)),
+        "{values:?}"
+    );
 }
 
 #[test]

@@ -1,0 +1,211 @@
+//! The campaign's dictionary: the string, byte-string, `char` and integer
+//! literals of the code a property exercises — its own package and the
+//! instrumented crates that package depends on directly — written once per
+//! package in libFuzzer's format (`covcheck_rt::dictionary`) for the
+//! worker's mutator.
+//!
+//! A parser compares its input against its keywords, delimiters and magic
+//! numbers, and they are spelled in its source. Comparison tracing finds
+//! them too, but only once an input gets as far as the comparison, and not
+//! for `match` arms compiled into jump tables or byte-by-byte checks;
+//! reading the source gives them before the first execution. The source is
+//! tokenised (not parsed), so literals inside macro calls count too.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use cargo_metadata::{Metadata, Package};
+
+use crate::atomic::write_atomically;
+use crate::instrument::InstrumentSet;
+
+/// Tokens per package's dictionary, its own literals first.
+const MAX_TOKENS: usize = 2048;
+/// Tokens longer than this are messages, not keywords.
+const MAX_TOKEN_LEN: usize = 32;
+/// Files read per crate, so that a huge dependency cannot stall the start.
+const MAX_FILES_PER_CRATE: usize = 500;
+
+/// Where the dictionary of `package`'s properties is written.
+pub fn dictionary_path(covcheck_dir: &Path, package: &str) -> PathBuf {
+    covcheck_dir
+        .join("dictionary")
+        .join(format!("{package}.dict"))
+}
+
+/// Writes the dictionary of each of `packages` (by name, workspace members).
+pub fn write_dictionaries(
+    metadata: &Metadata,
+    instrumented: &InstrumentSet,
+    packages: &HashSet<&str>,
+    covcheck_dir: &Path,
+) -> Result<(), String> {
+    for package in metadata.workspace_packages() {
+        if !packages.contains(package.name.as_str()) {
+            continue;
+        }
+        let mut tokens = Vec::new();
+        let mut seen = HashSet::new();
+        for source in crates_exercised(metadata, instrumented, package) {
+            for token in literals_of_crate(source) {
+                if tokens.len() < MAX_TOKENS && seen.insert(token.clone()) {
+                    tokens.push(token);
+                }
+            }
+        }
+        let path = dictionary_path(covcheck_dir, &package.name);
+        let text = covcheck_rt::dictionary::render(&tokens);
+        write_atomically(&path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// `package` itself, then the instrumented packages it depends on directly.
+fn crates_exercised<'m>(
+    metadata: &'m Metadata,
+    instrumented: &InstrumentSet,
+    package: &'m Package,
+) -> Vec<&'m Package> {
+    let mut out = vec![package];
+    let Some(resolve) = &metadata.resolve else {
+        return out;
+    };
+    let Some(node) = resolve.nodes.iter().find(|n| n.id == package.id) else {
+        return out;
+    };
+    for dep in &node.deps {
+        let dep = &metadata[&dep.pkg];
+        let key = (dep.name.to_string(), dep.version.to_string());
+        if instrumented.packages.contains(&key) {
+            out.push(dep);
+        }
+    }
+    out
+}
+
+/// The literals of every `.rs` file under the directories of `package`'s
+/// targets (`src/`, `tests/`, ...).
+fn literals_of_crate(package: &Package) -> Vec<Vec<u8>> {
+    let mut dirs: Vec<PathBuf> = package
+        .targets
+        .iter()
+        .filter_map(|t| t.src_path.parent().map(|p| p.as_std_path().to_path_buf()))
+        .collect();
+    dirs.sort();
+    // A directory inside another is read with it.
+    dirs.dedup_by(|inner, outer| inner.starts_with(outer));
+    let mut files = Vec::new();
+    for dir in dirs {
+        rust_files(&dir, &mut files);
+    }
+    files.truncate(MAX_FILES_PER_CRATE);
+    files
+        .iter()
+        .filter_map(|file| std::fs::read_to_string(file).ok())
+        .flat_map(|text| literals_of_source(&text))
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if out.len() >= MAX_FILES_PER_CRATE {
+            return;
+        }
+        if path.is_dir() && !path.ends_with("target") {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The literals of one source file worth a dictionary entry, in order. A
+/// file that does not tokenise gives none.
+pub fn literals_of_source(text: &str) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    if let Ok(stream) = proc_macro2::TokenStream::from_str(text) {
+        collect(stream, &mut out);
+    }
+    out
+}
+
+fn collect(stream: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>) {
+    for tree in stream {
+        match tree {
+            proc_macro2::TokenTree::Group(group) => collect(group.stream(), out),
+            proc_macro2::TokenTree::Literal(literal) => {
+                if let Some(token) = token_of(syn::Lit::new(literal)) {
+                    out.push(token);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A literal's bytes, if it makes a useful token: strings and byte strings
+/// of up to [`MAX_TOKEN_LEN`] bytes that are not sentences, non-ASCII
+/// `char`s, and integers of two or more digits (as decimal text).
+fn token_of(literal: syn::Lit) -> Option<Vec<u8>> {
+    let bytes = match literal {
+        syn::Lit::Str(s) => s.value().into_bytes(),
+        syn::Lit::ByteStr(s) => s.value(),
+        syn::Lit::CStr(s) => s.value().into_bytes(),
+        syn::Lit::Char(c) => {
+            let c = c.value();
+            (!c.is_ascii()).then(|| c.to_string().into_bytes())?
+        }
+        syn::Lit::Int(i) => {
+            let value: u128 = i.base10_parse().ok()?;
+            (value >= 10).then(|| value.to_string().into_bytes())?
+        }
+        _ => return None,
+    };
+    let words = bytes
+        .split(|&b| b == b' ')
+        .filter(|w| !w.is_empty())
+        .count();
+    (!bytes.is_empty() && bytes.len() <= MAX_TOKEN_LEN && words <= 2).then_some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(text: &str) -> Vec<String> {
+        literals_of_source(text)
+            .into_iter()
+            .map(|t| String::from_utf8_lossy(&t).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn keywords_numbers_and_byte_strings_are_taken_messages_are_not() {
+        let source = r#"
+            const MAGIC: &[u8] = b"\x89PNG";
+            fn parse(s: &str) -> Result<u32, String> {
+                if s.starts_with("GET ") || matches!(s, "true" | "e") {
+                    return Ok(4096);
+                }
+                let x = 7;
+                Err(format!("expected a number or a keyword at {}", x))
+            }
+            const SNOWMAN: char = '☃';
+        "#;
+        assert_eq!(
+            strings(source),
+            ["\u{fffd}PNG", "GET ", "true", "e", "4096", "☃"],
+        );
+    }
+
+    #[test]
+    fn a_file_that_does_not_tokenise_gives_nothing() {
+        assert!(literals_of_source("fn f() { \"unterminated ").is_empty());
+    }
+}
