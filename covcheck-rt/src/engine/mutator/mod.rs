@@ -139,9 +139,20 @@ impl ChoiceMutator {
         let original = indices.clone();
         let stack = 1 + self.rng.at_most(3) as usize;
         let mut spans_valid = true;
+        let mut applicable = [Op::Fresh; OPS.len()];
+        let mut count = 0;
+        for op in OPS {
+            if self.applies(op, shape, donor.is_some()) {
+                applicable[count] = op;
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return false;
+        }
         for _ in 0..stack {
             for _attempt in 0..8 {
-                let op = *self.rng.pick(&OPS);
+                let op = *self.rng.pick(&applicable[..count]);
                 let applied = match op {
                     Op::Fresh => self.fresh(shape, indices),
                     Op::Interesting => self.interesting(shape, indices),
@@ -181,6 +192,29 @@ impl ChoiceMutator {
             }
         }
         *indices != original
+    }
+
+    /// Whether `op` can change an input of `shape` at all: picking only
+    /// among those keeps the mutations that do apply as likely as before
+    /// new kinds were added, and wastes no attempts.
+    fn applies(&self, op: Op, shape: &Shape, donor: bool) -> bool {
+        let (choices, spans) = (!shape.choices.is_empty(), !shape.spans.is_empty());
+        match op {
+            Op::Fresh | Op::Interesting | Op::BitFlip | Op::Arith => choices,
+            Op::DeleteSpan | Op::DuplicateSpan | Op::RepeatSpan | Op::SwapSpans => spans,
+            Op::Splice => spans && donor,
+            Op::InputToState => {
+                self.cmp_mutations
+                    && !(shape.comparisons.ints.is_empty() && shape.comparisons.bytes.is_empty())
+            }
+            Op::WriteToken => {
+                shape.has.bytes && !(self.tokens.is_empty() && self.literals.is_empty())
+            }
+            Op::OverwriteRun | Op::Text | Op::CopyWithin => shape.has.bytes,
+            Op::Crossover => shape.has.bytes && donor,
+            Op::Utf8Width => shape.has.chars,
+            Op::Swarm => shape.has.enums,
+        }
     }
 
     /// A random choice position whose index is meaningful to change.

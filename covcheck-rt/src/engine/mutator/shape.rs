@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use crate::choice::{Choice, Span};
+use super::bytes::byte_runs;
+use super::spans::enum_values;
+use crate::choice::{Choice, ChoiceKind, Span};
 use crate::engine::sancov::{Comparisons, Tracing};
 use crate::property::{PropertyFn, execute, generate_only};
 use crate::rng::Rng;
@@ -19,6 +21,18 @@ pub struct Shape {
     /// RNG seed picks the same draw in every run).
     pub ints: BTreeMap<usize, IntDraw>,
     pub comparisons: Comparisons,
+    /// What kinds of content the input has, for picking only the mutations
+    /// that apply to it.
+    pub(super) has: Contents,
+}
+
+/// Which kinds of content an input has.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Contents {
+    /// Strings or byte vectors with at least one element.
+    pub(super) bytes: bool,
+    pub(super) chars: bool,
+    pub(super) enums: bool,
 }
 
 impl Shape {
@@ -45,12 +59,19 @@ impl Shape {
         if std::env::var_os("COVCHECK_DEBUG_SHAPES").is_some() {
             eprintln!("shape of {indices:?}: comparisons {comparisons:?}");
         }
-        Shape {
+        let mut shape = Shape {
             choices,
             spans,
             ints,
             comparisons,
-        }
+            has: Contents::default(),
+        };
+        shape.has = Contents {
+            bytes: !byte_runs(&shape, indices).is_empty(),
+            chars: shape.choices.iter().any(|c| c.kind == ChoiceKind::Char),
+            enums: !enum_values(&shape).is_empty(),
+        };
+        shape
     }
 }
 

@@ -178,7 +178,7 @@ impl ChoiceMutator {
 /// The spans of enum values: those whose first choice picks a variant
 /// (derived generators draw the variant first, inside the value's span),
 /// in input order, an enclosing value before the values inside it.
-fn enum_values(shape: &Shape) -> Vec<Span> {
+pub(super) fn enum_values(shape: &Shape) -> Vec<Span> {
     let mut values: Vec<Span> = shape
         .spans
         .iter()
