@@ -41,6 +41,8 @@ struct Options {
     seeds: u64,
     csv: PathBuf,
     only: Option<String>,
+    /// `--tools`: the tools to run (all of [`TOOLS`] by default).
+    tools: Vec<&'static str>,
 }
 
 /// How long a tool may go on after its first failure (shrinking), and how
@@ -71,6 +73,7 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
         seeds: 5,
         csv: root.join("target/bench/results.csv"),
         only: None,
+        tools: TOOLS.to_vec(),
     };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -90,10 +93,23 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
             }
             "--csv" => options.csv = PathBuf::from(value("--csv")?),
             "--only" => options.only = Some(value("--only")?),
+            "--tools" => {
+                let names = value("--tools")?;
+                options.tools = Vec::new();
+                for name in names.split(',').map(str::trim) {
+                    let Some(tool) = TOOLS.iter().find(|t| **t == name) else {
+                        return Err(format!(
+                            "--tools: no tool `{name}`; tools: {}",
+                            TOOLS.join(", ")
+                        ));
+                    };
+                    options.tools.push(tool);
+                }
+            }
             other => {
                 return Err(format!(
                     "unknown option `{other}`; options: --quick, --budget SECS (60), --seeds N (5), \
-                     --csv FILE (target/bench/results.csv), --only TARGET"
+                     --csv FILE (target/bench/results.csv), --only TARGET[,TARGET..], --tools TOOL[,TOOL..]"
                 ));
             }
         }
@@ -102,11 +118,27 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
         options.budget = Duration::from_secs(2);
         options.seeds = 1;
     }
+    // `--only` names targets or bugs, separated by commas.
+    let only: Option<Vec<&str>> = options.only.as_deref().map(|only| {
+        only.split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .collect()
+    });
+    if let Some(names) = &only
+        && let Some(unknown) = names.iter().find(|name| {
+            !catalog::ALL
+                .iter()
+                .any(|(t, bug)| t == *name || bug == *name)
+        })
+    {
+        return Err(format!("--only: no target or bug is named `{unknown}`"));
+    }
     let targets: Vec<(&str, &str)> = catalog::ALL
         .iter()
         .copied()
-        .filter(|(t, bug)| match (&options.only, options.quick) {
-            (Some(only), _) => t == only || bug == only,
+        .filter(|(t, bug)| match (&only, options.quick) {
+            (Some(names), _) => names.iter().any(|name| t == name || bug == name),
             (None, true) => {
                 matches!(*t, "dut" | "dut_magic" | "reverse")
                     || *bug == "bst_insert_keeps_old_value"
@@ -149,7 +181,7 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
     let mut tables = String::new();
     for (target, bug) in &targets {
         let mut results: BTreeMap<&str, Vec<Outcome>> = BTreeMap::new();
-        for tool in TOOLS {
+        for &tool in &options.tools {
             if tool == "libfuzzer" && libfuzzer.is_err() {
                 continue;
             }

@@ -15,7 +15,9 @@ chores:
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
   bench      covcheck (plain and campaign), proptest, quickcheck and libFuzzer on the
              bugs of bench/suite: a Markdown table per target, raw results in CSV
-             [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE] [--only TARGET]
+             [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE]
+             [--only TARGET[,TARGET..]] [--tools TOOL[,TOOL..]: of covcheck,
+             covcheck-campaign, proptest, quickcheck, libfuzzer]
   help       this text";
 
 fn main() -> ExitCode {

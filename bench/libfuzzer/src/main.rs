@@ -26,6 +26,22 @@ fn with<'a, T: Arbitrary<'a>>(data: &'a [u8], check: impl FnOnce(T)) {
     }
 }
 
+/// `ring32`'s operations, with `arbitrary`'s derived generator.
+#[derive(Arbitrary, Clone, Copy, Debug)]
+enum Op {
+    Push(u8),
+    Pop,
+}
+
+impl From<Op> for ring32::Op {
+    fn from(op: Op) -> Self {
+        match op {
+            Op::Push(x) => ring32::Op::Push(x),
+            Op::Pop => ring32::Op::Pop,
+        }
+    }
+}
+
 fn target() -> &'static str {
     static TARGET: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TARGET.get_or_init(|| std::env::var("BENCH_TARGET").expect("set BENCH_TARGET"))
@@ -55,6 +71,25 @@ fuzz_target!(|data: &[u8]| {
         }),
         "bsearch" => with(data, |(len, t): (u64, u64)| run(bsearch::check(len, t), 1)),
         "float_window" => with(data, |(x, y): (f64, f64)| run(float_window::check(x, y), 1)),
+        "num_parse" => with(data, |s: String| {
+            run(num_parse::check(&s), num_parse::size(&s))
+        }),
+        "length_prefixed" => with(data, |r: Vec<u8>| {
+            run(length_prefixed::check(&r), length_prefixed::size(&r))
+        }),
+        "format_string" => with(data, |t: String| {
+            run(format_string::check(&t), format_string::size(&t))
+        }),
+        "long_run" => with(data, |d: Vec<u8>| {
+            run(long_run::check(&d), long_run::size(&d))
+        }),
+        "ring32" => with(data, |ops: Vec<Op>| {
+            run(ring32::check(&ops), ring32::size(&ops))
+        }),
+        "keyword" => with(data, |s: String| run(keyword::check(&s), keyword::size(&s))),
+        "adler_frame" => with(data, |f: Vec<u8>| {
+            run(adler_frame::check(&f), adler_frame::size(&f))
+        }),
         "bound5" => with(data, |l: [Vec<i16>; 5]| {
             run(shrinking::check_bound5(&l), shrinking::size_bound5(&l))
         }),

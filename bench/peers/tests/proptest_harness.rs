@@ -16,6 +16,33 @@ fn run(outcome: Result<(), String>, size: usize) -> Result<(), TestCaseError> {
     probe::check(|| outcome, || size).map_err(TestCaseError::fail)
 }
 
+/// `ring32`'s operations. Its `Arbitrary` is what `proptest-derive`'s
+/// `#[derive(Arbitrary)]` generates for it: the variants in order, equally
+/// likely, each field from its own `any`.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Push(u8),
+    Pop,
+}
+
+impl Arbitrary for Op {
+    type Parameters = ();
+    type Strategy = BoxedStrategy<Op>;
+
+    fn arbitrary_with((): ()) -> Self::Strategy {
+        prop_oneof![any::<u8>().prop_map(Op::Push), Just(Op::Pop)].boxed()
+    }
+}
+
+impl From<Op> for ring32::Op {
+    fn from(op: Op) -> Self {
+        match op {
+            Op::Push(x) => ring32::Op::Push(x),
+            Op::Pop => ring32::Op::Pop,
+        }
+    }
+}
+
 proptest! {
     // `ProptestConfig::default()` reads the `PROPTEST_*` variables; the
     // macro applies them again on top of this config.
@@ -53,6 +80,31 @@ proptest! {
 
     #[test]
     fn float_window(x in any::<f64>(), y in any::<f64>()) { run(float_window::check(x, y), 1)?; }
+
+    #[test]
+    fn num_parse(text in any::<String>()) { run(num_parse::check(&text), num_parse::size(&text))?; }
+
+    #[test]
+    fn length_prefixed(record in any::<Vec<u8>>()) {
+        run(length_prefixed::check(&record), length_prefixed::size(&record))?;
+    }
+
+    #[test]
+    fn format_string(template in any::<String>()) {
+        run(format_string::check(&template), format_string::size(&template))?;
+    }
+
+    #[test]
+    fn long_run(data in any::<Vec<u8>>()) { run(long_run::check(&data), long_run::size(&data))?; }
+
+    #[test]
+    fn ring32(ops in any::<Vec<Op>>()) { run(ring32::check(&ops), ring32::size(&ops))?; }
+
+    #[test]
+    fn keyword(text in any::<String>()) { run(keyword::check(&text), keyword::size(&text))?; }
+
+    #[test]
+    fn adler_frame(frame in any::<Vec<u8>>()) { run(adler_frame::check(&frame), adler_frame::size(&frame))?; }
 
     #[test]
     fn bound5(lists in any::<[Vec<i16>; 5]>()) {

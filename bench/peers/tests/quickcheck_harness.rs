@@ -33,6 +33,41 @@ where
         .quickcheck(property);
 }
 
+/// `ring32`'s operations, with an `Arbitrary` written as a derive would:
+/// either variant equally likely, each field from its own `Arbitrary`, and
+/// shrinking within the variant.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Push(u8),
+    Pop,
+}
+
+impl Arbitrary for Op {
+    fn arbitrary(g: &mut Gen) -> Self {
+        if bool::arbitrary(g) {
+            Op::Push(u8::arbitrary(g))
+        } else {
+            Op::Pop
+        }
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        match *self {
+            Op::Push(x) => Box::new(x.shrink().map(Op::Push)),
+            Op::Pop => quickcheck::empty_shrinker(),
+        }
+    }
+}
+
+impl From<Op> for ring32::Op {
+    fn from(op: Op) -> Self {
+        match op {
+            Op::Push(x) => ring32::Op::Push(x),
+            Op::Pop => ring32::Op::Pop,
+        }
+    }
+}
+
 #[test]
 fn dut() {
     qc((|a: Vec<i64>| run(dut::check_dut(&a), dut::size(&a))) as fn(Vec<i64>) -> bool);
@@ -81,6 +116,41 @@ fn bsearch() {
 #[test]
 fn float_window() {
     qc((|(x, y): (f64, f64)| run(float_window::check(x, y), 1)) as fn(_) -> bool);
+}
+
+#[test]
+fn num_parse() {
+    qc((|s: String| run(num_parse::check(&s), num_parse::size(&s))) as fn(_) -> bool);
+}
+
+#[test]
+fn length_prefixed() {
+    qc((|r: Vec<u8>| run(length_prefixed::check(&r), length_prefixed::size(&r))) as fn(_) -> bool);
+}
+
+#[test]
+fn format_string() {
+    qc((|t: String| run(format_string::check(&t), format_string::size(&t))) as fn(_) -> bool);
+}
+
+#[test]
+fn long_run() {
+    qc((|d: Vec<u8>| run(long_run::check(&d), long_run::size(&d))) as fn(_) -> bool);
+}
+
+#[test]
+fn ring32() {
+    qc((|ops: Vec<Op>| run(ring32::check(&ops), ring32::size(&ops))) as fn(_) -> bool);
+}
+
+#[test]
+fn keyword() {
+    qc((|s: String| run(keyword::check(&s), keyword::size(&s))) as fn(_) -> bool);
+}
+
+#[test]
+fn adler_frame() {
+    qc((|f: Vec<u8>| run(adler_frame::check(&f), adler_frame::size(&f))) as fn(_) -> bool);
 }
 
 type Five = (Vec<i16>, Vec<i16>, Vec<i16>, Vec<i16>, Vec<i16>);

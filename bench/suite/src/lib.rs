@@ -9,10 +9,12 @@
 //! - [`probe`]: counts executions and reports the first failure and the size
 //!   of the last failing input, the same way for every tool.
 //! - [`targets`]: the buggy functions.
+//! - [`unwind`]: turns a panic in a real crate's code into a check's failure.
 
 pub mod bug;
 pub mod probe;
 pub mod targets;
+pub mod unwind;
 
 #[cfg(test)]
 mod witnesses;

@@ -89,6 +89,164 @@ fn single_bug_targets_fail_on_their_witness_only() {
     assert!(float_window::check(1.5, 11.5).is_ok());
 }
 
+/// The published input of rust-decimal#715; ordinary numbers, malformed
+/// ones and over-long ones parse or fail to parse without panicking.
+#[test]
+fn num_parse_fails_on_its_published_input_only() {
+    let failure = num_parse::check("0.1234567890123456789012345678_9").unwrap_err();
+    assert!(failure.contains("Scale exceeds maximum"), "{failure}");
+    for ok in [
+        "",
+        "0",
+        "-1.5",
+        "1_000.25",
+        "0.1234567890123456789012345678",
+        "0.12345678901234567890123456789",
+        "1.234567890123456789012345678_9",
+        "79228162514264337593543950336",
+        "1e5",
+        "abc",
+        "0.",
+        "..",
+    ] {
+        assert!(num_parse::check(ok).is_ok(), "{ok:?}");
+    }
+}
+
+/// An `INTEGER` of two bytes (256) where the record's `u8` version goes
+/// (RustCrypto/formats#447); records that decode, and ones that fail to
+/// (bad lengths, a version too large in a way 0.5.1 handles), do not panic.
+#[test]
+fn length_prefixed_fails_on_an_oversized_integer_only() {
+    let oversized = [0x30, 0x06, 0x02, 0x02, 0x01, 0x00, 0x04, 0x00];
+    let failure = length_prefixed::check(&oversized).unwrap_err();
+    assert!(failure.contains("copy_from_slice"), "{failure}");
+    let record = [0x30, 0x07, 0x02, 0x01, 0x07, 0x04, 0x02, 0xAB, 0xCD];
+    assert_eq!(length_prefixed::parse(&record).ok(), Some((7, 2)));
+    for ok in [
+        &record[..],
+        &[],
+        &[0x30],
+        &[0x30, 0x00],
+        &[0x30, 0x09, 0x02, 0x01, 0x07, 0x04, 0x02, 0xAB, 0xCD],
+        &[0x30, 0x03, 0x02, 0x01, 0x07, 0x04, 0x00],
+        &[0x30, 0x05, 0x02, 0x01, 0x80, 0x04, 0x00],
+        &[0x30, 0x06, 0x02, 0x02, 0x00, 0xFF, 0x04, 0x00],
+        &[0x04, 0x02, 0x01, 0x00],
+    ] {
+        assert!(length_prefixed::check(ok).is_ok(), "{ok:02x?}");
+    }
+}
+
+/// An index past `usize::MAX` in a path (upon's e2ed68f); templates that
+/// render, and ones that fail to compile or render, do not panic.
+#[test]
+fn format_string_fails_on_an_index_beyond_usize_only() {
+    let failure = format_string::check("{{ user.99999999999999999999 }}").unwrap_err();
+    assert!(failure.contains("PosOverflow"), "{failure}");
+    assert_eq!(
+        format_string::render("Hi {{ user.name }} ({{ user.age }})!").ok(),
+        Some("Hi covcheck (7)!".to_string())
+    );
+    for ok in [
+        "",
+        "plain text",
+        "{{ user.name }}",
+        "{{ user.0 }}",
+        "{{ user.18446744073709551615 }}",
+        "{{ missing }}",
+        "{% if user.admin %}yes{% else %}no{% endif %}",
+        "{{ user.name | upper }}",
+        "{{",
+        "{{ user. }}",
+        "{% for x in user %}{{ x }}{% endfor %}",
+    ] {
+        assert!(format_string::check(ok).is_ok(), "{ok:?}");
+    }
+}
+
+#[test]
+fn long_run_fails_on_a_run_longer_than_255_only() {
+    assert!(long_run::check(&[7; 256]).is_err());
+    let mut data = vec![1, 2, 2];
+    data.extend([9; 300]);
+    assert!(long_run::check(&data).is_err());
+    for ok in [
+        vec![],
+        vec![0],
+        vec![5; 255],
+        [vec![5; 255], vec![6; 255]].concat(),
+    ] {
+        assert!(long_run::check(&ok).is_ok(), "{} bytes", ok.len());
+    }
+    let mixed: Vec<u8> = (0..2000u32).map(|i| (i / 7 % 5) as u8).collect();
+    assert!(long_run::check(&mixed).is_ok());
+}
+
+#[test]
+fn ring32_fails_on_a_push_onto_32_elements_only() {
+    use ring32::Op::{Pop, Push};
+    let full: Vec<ring32::Op> = (0..33).map(Push).collect();
+    assert!(ring32::check(&full).is_err());
+    assert!(ring32::check(&full[..32]).is_ok());
+    // Wrapping around many times, full (32 elements) now and then.
+    let mut busy = vec![Push(0); 31];
+    for x in 0..100 {
+        busy.extend([Pop, Push(x), Pop, Push(x), Push(x), Pop]);
+    }
+    busy.extend([Pop, Pop, Pop, Push(1), Push(2), Push(3), Push(4)]);
+    assert!(ring32::check(&busy).is_ok());
+    busy.push(Push(5));
+    assert!(ring32::check(&busy).is_err());
+}
+
+#[test]
+fn keyword_fails_on_the_8_byte_keyword_only() {
+    let failure = keyword::check("while x covcheck y").unwrap_err();
+    assert!(failure.contains("index out of bounds"), "{failure}");
+    assert!(keyword::check("covcheck").is_err());
+    assert!(keyword::check("xcovchecky").is_err());
+    for ok in [
+        "",
+        "fn main() { let x = 1; return x; }",
+        "covchec",
+        "cov check",
+        "COVCHECK",
+    ] {
+        assert!(keyword::check(ok).is_ok(), "{ok:?}");
+    }
+    assert_eq!(
+        keyword::scan("if x { return } else { while y {} } iffy"),
+        [0, 0, 2, 1, 1, 1]
+    );
+}
+
+#[test]
+fn adler_frame_fails_past_the_checksum_and_magic_only() {
+    fn frame(body: &[u8]) -> Vec<u8> {
+        [body, &adler_frame::adler32(body).to_be_bytes()].concat()
+    }
+    assert_eq!(adler_frame::adler32(b"Wikipedia"), 0x11E6_0398);
+    assert!(adler_frame::check(&frame(&[0xA5, 3, 1, 2])).is_err());
+    assert!(adler_frame::check(&frame(&[0xA5, 1])).is_err());
+    assert_eq!(
+        adler_frame::parse(&frame(&[0xA5, 2, 1, 2, 3])),
+        Ok(Some(&[1, 2][..]))
+    );
+    let mut bad_sum = frame(&[0xA5, 3, 1, 2]);
+    bad_sum[5] ^= 1;
+    for ok in [
+        vec![],
+        vec![0, 0, 0, 1],
+        frame(&[]),
+        frame(&[0xA4, 3, 1, 2]),
+        frame(&[0xA5]),
+        bad_sum,
+    ] {
+        assert!(adler_frame::check(&ok).is_ok(), "{ok:02x?}");
+    }
+}
+
 #[test]
 fn shrinking_challenges_fail_on_their_known_minima() {
     let five = [vec![-32768i16], vec![-1], vec![], vec![], vec![]];

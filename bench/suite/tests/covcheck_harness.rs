@@ -4,7 +4,7 @@
 
 use covcheck_bench_suite::probe;
 use covcheck_bench_suite::targets::*;
-use covcheck_rt::covcheck;
+use covcheck_rt::{Generate, covcheck};
 
 fn run(outcome: Result<(), String>, size: usize) {
     if let Err(message) = probe::check(|| outcome, || size) {
@@ -60,6 +60,63 @@ fn bsearch(len: u64, target: u64) {
 #[covcheck]
 fn float_window(x: f64, y: f64) {
     run(float_window::check(x, y), 1);
+}
+
+#[covcheck]
+fn num_parse(text: String) {
+    run(num_parse::check(&text), num_parse::size(&text));
+}
+
+#[covcheck]
+fn length_prefixed(record: Vec<u8>) {
+    run(
+        length_prefixed::check(&record),
+        length_prefixed::size(&record),
+    );
+}
+
+#[covcheck]
+fn format_string(template: String) {
+    run(
+        format_string::check(&template),
+        format_string::size(&template),
+    );
+}
+
+#[covcheck]
+fn long_run(data: Vec<u8>) {
+    run(long_run::check(&data), long_run::size(&data));
+}
+
+/// `ring32`'s operations, with covcheck's derived generator.
+#[derive(Clone, Copy, Debug, Generate)]
+enum Op {
+    Push(u8),
+    Pop,
+}
+
+impl From<Op> for ring32::Op {
+    fn from(op: Op) -> Self {
+        match op {
+            Op::Push(x) => ring32::Op::Push(x),
+            Op::Pop => ring32::Op::Pop,
+        }
+    }
+}
+
+#[covcheck]
+fn ring32(ops: Vec<Op>) {
+    run(ring32::check(&ops), ring32::size(&ops));
+}
+
+#[covcheck]
+fn keyword(text: String) {
+    run(keyword::check(&text), keyword::size(&text));
+}
+
+#[covcheck]
+fn adler_frame(frame: Vec<u8>) {
+    run(adler_frame::check(&frame), adler_frame::size(&frame));
 }
 
 #[covcheck]

@@ -1,14 +1,24 @@
 //! The benchmark targets. Each has a `check` that returns `Err` only on its
-//! bug, and a `size` used to score shrinking.
+//! bug, and a `size` used to score shrinking. Some are old releases of real
+//! crates with a published panic (`num_parse`, `length_prefixed`,
+//! `format_string`), whose `check` turns the panic into its `Err` with
+//! [`crate::unwind::caught`].
 
+pub mod adler_frame;
 pub mod bsearch;
 pub mod bst;
 pub mod checksum;
 pub mod dut;
 pub mod float_window;
+pub mod format_string;
+pub mod keyword;
+pub mod length_prefixed;
+pub mod long_run;
+pub mod num_parse;
 pub mod puzzle;
 pub mod rbt;
 pub mod ring;
+pub mod ring32;
 pub mod rle;
 pub mod shrinking;
 
