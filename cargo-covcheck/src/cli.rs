@@ -252,6 +252,9 @@ pub struct RunArgs {
     /// Disable comparison-driven mutations (input-to-state, tokens), to measure what they bring.
     #[arg(long)]
     pub no_cmp: bool,
+    /// Disable the dictionary of the crates' literals, to measure what it brings.
+    #[arg(long)]
+    pub no_dict: bool,
     /// Draw fresh inputs at the full size bound from the start, instead of
     /// growing the bound in steps, to measure what the steps bring.
     #[arg(long)]

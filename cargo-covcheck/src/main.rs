@@ -114,12 +114,15 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
         .iter()
         .map(|p| p.listing.package.as_str())
         .collect();
-    if let Err(error) = literals::write_dictionaries(
-        &plan.metadata,
-        &plan.instrumented,
-        &packages,
-        &plan.covcheck_dir,
-    ) {
+    let dictionary = !args.no_dict;
+    if dictionary
+        && let Err(error) = literals::write_dictionaries(
+            &plan.metadata,
+            &plan.instrumented,
+            &packages,
+            &plan.covcheck_dir,
+        )
+    {
         eprintln!("warning: no campaign dictionary: {error}");
     }
     let seed = args.seed.unwrap_or_else(|| {
@@ -141,6 +144,7 @@ fn run_campaigns(args: &RunArgs) -> Result<i32, String> {
         save: !args.no_save,
         cmp_mutations: !args.no_cmp,
         size_steps: !args.fixed_size,
+        dictionary,
         seed,
         covcheck_dir: plan.covcheck_dir.clone(),
     };

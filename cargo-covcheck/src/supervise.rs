@@ -43,6 +43,8 @@ pub struct Settings {
     pub save: bool,
     pub cmp_mutations: bool,
     pub size_steps: bool,
+    /// Give campaigns the dictionary of the crates' literals.
+    pub dictionary: bool,
     pub seed: u64,
     pub covcheck_dir: PathBuf,
 }
@@ -61,6 +63,7 @@ impl Settings {
             save: false,
             cmp_mutations: true,
             size_steps: true,
+            dictionary: true,
             seed: 0,
             covcheck_dir,
         }
@@ -218,7 +221,7 @@ pub fn run_property(
             cmp_mutations: settings.cmp_mutations,
             stop_on_failure: !settings.keep_going,
             size_steps: settings.size_steps,
-            dictionary: Some(dictionary.clone()).filter(|d| d.exists()),
+            dictionary: Some(dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
         };
         attempt += 1;
         let outcome = match run_worker(property, &work, &config, settings, |event| match event {
