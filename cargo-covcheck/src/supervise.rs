@@ -772,6 +772,7 @@ mod tests {
             save: false,
             cmp_mutations: true,
             size_steps: true,
+            dictionary: true,
             seed: 0,
             covcheck_dir: PathBuf::new(),
         }
