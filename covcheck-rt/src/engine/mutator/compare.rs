@@ -190,8 +190,9 @@ impl ChoiceMutator {
         from: &[u8],
         to: &[u8],
     ) -> bool {
+        let runs = byte_runs(shape, indices);
         let mut sites = Vec::new();
-        for run in byte_runs(shape, indices) {
+        for (r, run) in runs.iter().enumerate() {
             let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
             let digit_at =
                 |k: Option<usize>| k.and_then(|k| bytes.get(k)).is_some_and(u8::is_ascii_digit);
@@ -201,15 +202,15 @@ impl ChoiceMutator {
                     && !digit_at(start.checked_sub(1))
                     && !digit_at(Some(end))
                 {
-                    sites.push((run.clone(), start..end));
+                    sites.push((r, start..end));
                 }
             }
         }
         if sites.is_empty() {
             return false;
         }
-        let (run, range) = sites.swap_remove(self.rng.index(sites.len()));
-        splice_bytes(shape, indices, &run, range, to)
+        let (r, range) = sites.swap_remove(self.rng.index(sites.len()));
+        splice_bytes(shape, indices, &runs[r], range, to)
     }
 }
 

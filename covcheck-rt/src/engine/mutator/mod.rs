@@ -166,9 +166,7 @@ impl ChoiceMutator {
                     Op::Splice if spans_valid => {
                         donor.is_some_and(|d| self.splice(shape, indices, d))
                     }
-                    Op::InputToState if self.cmp_mutations && spans_valid => {
-                        self.input_to_state(shape, indices)
-                    }
+                    Op::InputToState if spans_valid => self.input_to_state(shape, indices),
                     Op::WriteToken if spans_valid => self.write_token(shape, indices),
                     Op::Text if spans_valid => self.write_text(shape, indices),
                     Op::Utf8Width => self.utf8_width(shape, indices),
