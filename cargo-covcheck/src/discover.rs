@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use covcheck_rt::protocol::{LIST_ENV, ListedProperty, parse_listing};
+use covcheck_protocol::worker::{LIST_ENV, ListedProperty, parse_listing};
 
 use crate::compile::TestBinary;
 

@@ -1,7 +1,7 @@
 //! The campaign's dictionary: the string, byte-string, `char` and integer
 //! literals of the code a property exercises — its own package and the
 //! instrumented crates that package depends on directly — written once per
-//! package in libFuzzer's format (`covcheck_rt::dictionary`) for the
+//! package in libFuzzer's format (`covcheck_protocol::dictionary`) for the
 //! worker's mutator.
 //!
 //! A parser compares its input against its keywords, delimiters and magic
@@ -55,7 +55,7 @@ pub fn write_dictionaries(
             }
         }
         let path = dictionary_path(covcheck_dir, &package.name);
-        let text = covcheck_rt::dictionary::render(&tokens);
+        let text = covcheck_protocol::dictionary::render(&tokens);
         write_atomically(&path, text.as_bytes())?;
     }
     Ok(())

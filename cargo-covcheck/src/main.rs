@@ -31,7 +31,7 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use covcheck_rt::store::SeedStore;
+use covcheck_protocol::seeds::SeedStore;
 
 use crate::cli::{Cargo, Command, ListArgs, RunArgs};
 use crate::discover::Property;

@@ -9,8 +9,8 @@
 
 use std::path::PathBuf;
 
-use covcheck_rt::protocol::{CAMPAIGN_MAX_LEN, MinimizeReport, SuiteStats, WorkerMode};
-use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, Seed, SeedFile, SeedKind, SeedStore};
+use covcheck_protocol::seeds::{Seed, SeedFile, SeedKind, SeedStore};
+use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, MinimizeReport, SuiteStats, WorkerMode};
 
 use crate::cli::MinimizeArgs;
 use crate::compile::Build;
@@ -228,16 +228,13 @@ fn save(
     let mut kept = Vec::new();
     let mut new = 0;
     for input in &report.selected {
-        let file = SeedFile {
-            format: FORMAT_VERSION,
-            property: property.listing.full_path.clone(),
-            kind: SeedKind::Covering,
-            choices: SeedFile::format_indices(&input.choices),
-            // Measured and shrunk under the campaign's limits.
-            size: Some(CAMPAIGN_MAX_LEN),
-            failure: None,
-            args: ArgRecord::from_pairs(&input.args),
-        };
+        // Measured and shrunk under the campaign's limits.
+        let file = SeedFile::covering(
+            &property.listing.full_path,
+            &input.choices,
+            Some(CAMPAIGN_MAX_LEN),
+            &input.args,
+        );
         // A covering seed with the same choices stays as it is, name and all.
         let existing = before
             .iter()

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use covcheck_rt::protocol::{Event, SeedResult, WorkerMode};
+use covcheck_protocol::worker::{Event, SeedResult, WorkerMode};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::cli::ReplayArgs;
@@ -28,7 +28,7 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         return Ok(crate::EXIT_NOTHING_TESTED);
     }
     let settings = Settings {
-        timeout: covcheck_rt::harness::hang_limit(),
+        timeout: covcheck_protocol::limits::hang_limit(),
         ..Settings::for_tools(plan.covcheck_dir.clone())
     };
     let started = Instant::now();

@@ -6,9 +6,9 @@
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use covcheck_rt::protocol::{FailureKind, Progress};
+use covcheck_protocol::messages::Message;
+use covcheck_protocol::worker::{FailureKind, Progress};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 
 use crate::cli::MessageFormat;
 use crate::discover::Property;
@@ -132,37 +132,44 @@ impl<'a> Reporter<'a> {
     }
 
     fn json(&self, update: &Update) {
-        let (index, value) = match update {
-            Update::Started(i) => (*i, json!({"event": "started"})),
-            Update::Progress(i, p) => (*i, json!({"event": "status", "progress": p})),
-            Update::Crashed(i, kind) => (*i, json!({"event": "worker-died", "kind": kind})),
-            Update::Finding(i, r) => (
-                *i,
-                json!({
-                    "event": "finding",
-                    "finding": r.finding,
-                    "seed": r.seed.as_ref().ok(),
-                    "seed_error": r.seed.as_ref().err(),
-                    "rerun": self.properties[*i].rerun_command(),
-                }),
-            ),
-            Update::Error(i, message) => (*i, json!({"event": "error", "message": message})),
-            Update::Warning(i, message) => (*i, json!({"event": "warning", "message": message})),
-            Update::Finished(i, s) => (
-                *i,
-                json!({
-                    "event": "finished",
-                    "execs": s.execs,
-                    "edges": s.edges,
-                    "corpus": s.corpus,
-                    "elapsed_ms": s.elapsed.as_millis() as u64,
-                    "findings": s.findings,
-                }),
-            ),
+        let property = |i: &usize| self.name(*i).to_string();
+        let message = match update {
+            Update::Started(i) => Message::Started {
+                property: property(i),
+            },
+            Update::Progress(i, p) => Message::Status {
+                property: property(i),
+                progress: *p,
+            },
+            Update::Crashed(i, kind) => Message::WorkerDied {
+                property: property(i),
+                kind: *kind,
+            },
+            Update::Finding(i, r) => Message::Finding {
+                property: property(i),
+                finding: r.finding.clone(),
+                seed: r.seed.as_ref().ok().cloned(),
+                seed_error: r.seed.as_ref().err().cloned(),
+                rerun: self.properties[*i].rerun_command(),
+            },
+            Update::Error(i, message) => Message::Error {
+                property: property(i),
+                message: message.clone(),
+            },
+            Update::Warning(i, message) => Message::Warning {
+                property: property(i),
+                message: message.clone(),
+            },
+            Update::Finished(i, s) => Message::Finished {
+                property: property(i),
+                execs: s.execs,
+                edges: s.edges,
+                corpus: s.corpus,
+                elapsed_ms: s.elapsed.as_millis() as u64,
+                findings: s.findings,
+            },
         };
-        let mut value = value;
-        value["property"] = json!(self.name(index));
-        println!("{value}");
+        println!("{}", message.to_line());
     }
 
     /// Prints the summary table (human format) and returns the exit status;
@@ -225,7 +232,10 @@ impl<'a> Reporter<'a> {
             ));
             eprintln!("{table}");
         } else if let Some(signal) = interrupted {
-            println!("{}", json!({"event": "interrupted", "signal": signal}));
+            let message = Message::Interrupted {
+                signal: signal.to_string(),
+            };
+            println!("{}", message.to_line());
         }
         i32::from(failed)
     }

@@ -20,13 +20,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use covcheck_rt::protocol::{
+use covcheck_protocol::inflight::{MAX_CHOICES, inflight_len, read_inflight};
+use covcheck_protocol::limits::resident_mb;
+use covcheck_protocol::seeds::{FailureRecord, SeedFile, SeedStore};
+use covcheck_protocol::worker::{
     CAMPAIGN_MAX_LEN, EXIT_TIMEOUT, Event, FailureKind, Finding, MinimizeReport, Progress,
-    SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, inflight_len, parse_event, read_inflight,
-    resident_mb,
+    SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, parse_event,
 };
-use covcheck_rt::source::Limits;
-use covcheck_rt::store::{ArgRecord, FORMAT_VERSION, FailureRecord, SeedFile, SeedKind, SeedStore};
 
 use crate::discover::Property;
 use crate::interrupt;
@@ -334,29 +334,20 @@ fn report_finding(
 
 fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, String> {
     let store = SeedStore::in_dir(property.listing.seed_dir.clone());
-    let file = SeedFile {
-        format: FORMAT_VERSION,
-        property: property.listing.full_path.clone(),
-        kind: SeedKind::Failure,
-        choices: SeedFile::format_indices(&finding.choices),
-        size: finding.size,
-        failure: Some(FailureRecord {
+    let file = SeedFile::failure(
+        &property.listing.full_path,
+        &finding.choices,
+        finding.size,
+        FailureRecord {
             message: finding.message.clone(),
             location: finding.location.clone(),
-            kind: (finding.kind != FailureKind::Panic).then(|| kind_name(finding.kind)),
-        }),
-        args: ArgRecord::from_pairs(&finding.args),
-    };
+            kind: (finding.kind != FailureKind::Panic).then_some(finding.kind),
+        },
+        &finding.args,
+    );
     store
         .save(&file)
         .map_err(|e| format!("could not save the seed in {}: {e}", store.dir().display()))
-}
-
-fn kind_name(kind: FailureKind) -> String {
-    serde_json::to_value(kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// A worker that died, and the input it was running.
@@ -401,7 +392,7 @@ pub fn run_worker(
     std::fs::write(&config_path, json)
         .map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
     let inflight = &config.inflight_path;
-    let zeros = vec![0u8; inflight_len(Limits::default().max_choices)];
+    let zeros = vec![0u8; inflight_len(MAX_CHOICES)];
     std::fs::write(inflight, zeros)
         .map_err(|e| format!("cannot write {}: {e}", inflight.display()))?;
     let log_path = work.join(format!("{}.log", mode_name(&config.mode)));

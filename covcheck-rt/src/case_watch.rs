@@ -4,7 +4,7 @@
 //! A [`Watch`] covers one property's test: it knows what the test is doing
 //! (replaying which seed, or which RNG seed's random cases) and says so
 //! before it ends the test binary, once a case makes no progress for
-//! [`crate::harness::hang_limit`] or the process exits under it.
+//! [`covcheck_protocol::limits::hang_limit`] or the process exits under it.
 //!
 //! Each execution costs one thread-local check; campaigns, which have their
 //! own timeouts, never start a watch.

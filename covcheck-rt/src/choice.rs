@@ -77,20 +77,6 @@ pub fn shortlex_less(a: &[u64], b: &[u64]) -> bool {
     (a.len(), a) < (b.len(), b)
 }
 
-/// A 64-bit FNV-1a hash of the choice indices. Used to name seed files: it must
-/// stay identical across Rust versions and platforms, which `std`'s hashers do
-/// not promise.
-pub fn content_hash(indices: &[u64]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for index in indices {
-        for byte in index.to_le_bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    hash
-}
-
 /// An integer domain `lo..=hi`, expressed in *ordinals*: an order-preserving
 /// map of every Rust integer type into `u128` (signed values are offset by
 /// 2^127). Index 0 is the value closest to zero inside the domain (the *target*);
@@ -251,11 +237,5 @@ mod tests {
         for i in (0..CHAR_COUNT).step_by(4099) {
             assert_eq!(char_index(char_from_index(i)), i);
         }
-    }
-
-    #[test]
-    fn content_hash_is_stable() {
-        // Seed file names depend on this value: it must never change.
-        assert_eq!(content_hash(&[12345]), 0xe71e_b185_e2ed_cc4c);
     }
 }

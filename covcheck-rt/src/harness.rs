@@ -20,12 +20,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::case_watch::Watch;
 use crate::config::{Attributes, Config};
 use crate::property::{Case, Failure, Origin, PropertyFn, Status};
-use crate::protocol::{LIST_ENV, LIST_PREFIX, ListedProperty};
 use crate::rng::Rng;
 use crate::runner::{BurstOutcome, Runner};
 use crate::shrink::Shrunk;
 use crate::source::Limits;
-use crate::store::{ArgRecord, FORMAT_VERSION, FailureRecord, Seed, SeedFile, SeedKind, SeedStore};
+use covcheck_protocol::seeds::{ArgRecord, FailureRecord, Seed, SeedFile, SeedStore};
+use covcheck_protocol::worker::{LIST_ENV, LIST_PREFIX, ListedProperty};
 
 /// Which cargo target a property was compiled into; decides the rerun command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,7 +162,7 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
             store.dir().display()
         );
     }
-    let watch = Watch::start(info.full_path(), hang_limit());
+    let watch = Watch::start(info.full_path(), covcheck_protocol::limits::hang_limit());
     for seed in &seeds {
         watch.doing(format!("replaying the saved seed {}", seed.path.display()));
         announce_crash_seed(seed);
@@ -224,25 +224,14 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
     }
 }
 
-/// How long one case may run before it counts as hung: 10 s, or
-/// `COVCHECK_HANG_SECS`. Generous, since plain `cargo test` runs the
-/// unoptimised test build; used by `cargo test` for every case and by
-/// `cargo covcheck replay` for every seed.
-pub fn hang_limit() -> std::time::Duration {
-    let secs = std::env::var("COVCHECK_HANG_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10);
-    std::time::Duration::from_secs(secs)
-}
-
 /// Names a seed that killed a campaign's worker (an abort, a segfault, a
 /// hang...) before it is replayed, on the real stderr: if it kills the test
 /// binary now, libtest prints nothing, and this line is what says why.
 fn announce_crash_seed(seed: &Seed) {
-    let Some(kind) = seed.file.failure.as_ref().and_then(|f| f.kind.as_deref()) else {
+    let Some(kind) = seed.file.failure.as_ref().and_then(|f| f.kind) else {
         return;
     };
+    let kind = kind.describe();
     let _ = writeln!(
         std::io::stderr(),
         "covcheck: replaying {}, saved when it ended a campaign's worker ({kind}); \
@@ -265,19 +254,17 @@ fn save_failure(
     failure: &Failure,
     limits: Limits,
 ) -> Result<String, String> {
-    let file = SeedFile {
-        format: FORMAT_VERSION,
-        property: info.full_path(),
-        kind: SeedKind::Failure,
-        choices: SeedFile::format_indices(trim_trailing_zeros(&shrunk.case.indices())),
-        size: SeedFile::size_for(limits),
-        failure: Some(FailureRecord {
+    let file = SeedFile::failure(
+        &info.full_path(),
+        trim_trailing_zeros(&shrunk.case.indices()),
+        limits.seed_size(),
+        FailureRecord {
             message: failure.message.clone(),
             location: failure.origin.to_string(),
             kind: None,
-        }),
-        args: rendered_args(&shrunk.case),
-    };
+        },
+        shrunk.case.args.as_deref().unwrap_or_default(),
+    );
     store
         .save(&file)
         .map(|path| path.display().to_string())
@@ -494,8 +481,9 @@ fn fresh_rng_seed(info: &PropertyInfo) -> u64 {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let name =
-        crate::choice::content_hash(&info.full_path().bytes().map(u64::from).collect::<Vec<_>>());
+    let name = covcheck_protocol::seeds::content_hash(
+        &info.full_path().bytes().map(u64::from).collect::<Vec<_>>(),
+    );
     Rng::new(nanos ^ name ^ u64::from(std::process::id()).rotate_left(32)).next_u64()
 }
 

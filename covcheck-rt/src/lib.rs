@@ -31,8 +31,6 @@
 mod case_watch;
 pub mod choice;
 pub mod config;
-#[doc(hidden)]
-pub mod dictionary;
 #[cfg(feature = "campaign")]
 pub mod engine;
 pub mod generate;
@@ -41,12 +39,10 @@ pub mod harness;
 pub mod heuristics;
 pub mod int;
 pub mod property;
-pub mod protocol;
 pub mod rng;
 pub mod runner;
 pub mod shrink;
 pub mod source;
-pub mod store;
 mod text;
 mod watchdog;
 mod worker;

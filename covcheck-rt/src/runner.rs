@@ -11,7 +11,7 @@ use crate::property::{Case, PropertyFn, Status, execute};
 use crate::rng::Rng;
 use crate::shrink::{Shrunk, shrink};
 use crate::source::Source;
-use crate::store::Seed;
+use covcheck_protocol::seeds::Seed;
 
 /// How a burst of random cases ended.
 #[derive(Debug)]
@@ -57,7 +57,7 @@ impl<'a, 'p> Runner<'a, 'p> {
     pub fn replay_seed(&self, seed: &Seed) -> Case {
         execute(
             self.property,
-            Source::replay(seed.indices.clone(), seed.limits(self.config.limits)),
+            Source::replay(seed.indices.clone(), self.config.limits.for_seed(seed)),
             true,
         )
     }

@@ -43,8 +43,26 @@ impl Default for Limits {
         Limits {
             max_len: 100,
             max_depth: 8,
-            max_choices: 64 * 1024,
+            max_choices: covcheck_protocol::inflight::MAX_CHOICES,
             nested_len: usize::MAX,
+        }
+    }
+}
+
+impl Limits {
+    /// What a seed file records of these limits (its `size`): the size
+    /// limit, when it is not the default.
+    pub fn seed_size(&self) -> Option<usize> {
+        (self.max_len != Limits::default().max_len).then_some(self.max_len)
+    }
+
+    /// The limits to replay `seed` under: these, with at least the size
+    /// limit the seed was found under (a longer input cut short would pass
+    /// silently).
+    pub fn for_seed(self, seed: &covcheck_protocol::seeds::Seed) -> Limits {
+        Limits {
+            max_len: self.max_len.max(seed.file.size.unwrap_or(0)),
+            ..self
         }
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::protocol::EXIT_TIMEOUT;
+use covcheck_protocol::worker::EXIT_TIMEOUT;
 
 /// Ends the process when an armed execution runs longer than the timeout.
 pub struct Watchdog {

@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::harness::PropertyInfo;
 use crate::property::PropertyFn;
-use crate::protocol::{Event, Progress, SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, emit};
 use crate::runner::Runner;
-use crate::store::SeedKind;
 use crate::watchdog::Watchdog;
+use covcheck_protocol::seeds::SeedKind;
+use covcheck_protocol::worker::{
+    Event, Progress, SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, emit,
+};
 
 /// The worker request addressed to this property, if any. A request that
 /// cannot be read is reported as an error event and ends the process: the

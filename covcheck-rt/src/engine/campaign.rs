@@ -48,11 +48,11 @@ use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::{
     Case, Failure, Origin, PropertyFn, Status, execute, generate_only, take_over_panic_hook,
 };
-use crate::protocol::{Event, FailureKind, Finding, Progress, WorkerConfig, emit};
 use crate::rng::Rng;
 use crate::shrink::shrink;
 use crate::source::{Limits, Source};
-use crate::store::{SeedFile, SeedKind};
+use covcheck_protocol::seeds::SeedKind;
+use covcheck_protocol::worker::{Event, FailureKind, Finding, Progress, WorkerConfig, emit};
 
 /// Collections in fresh random inputs start this long at most; the bound
 /// doubles each time the campaign goes [`STALL_EXECS`] executions without new
@@ -488,7 +488,7 @@ fn flaky_finding(replay: &Case, limits: Limits, found: Caught, found_after_us: u
         shrink_runs: 0,
         shrink_note: Some("not shrunk: it passed when replayed".to_string()),
         flaky: true,
-        size: SeedFile::size_for(limits),
+        size: limits.seed_size(),
     }
 }
 
@@ -523,7 +523,7 @@ fn load_dictionary(path: Option<&Path>) -> Vec<Vec<u8>> {
     };
     let parsed = std::fs::read_to_string(path)
         .map_err(|e| e.to_string())
-        .and_then(|text| crate::dictionary::parse(&text));
+        .and_then(|text| covcheck_protocol::dictionary::parse(&text));
     match parsed {
         Ok(tokens) => tokens,
         Err(error) => {

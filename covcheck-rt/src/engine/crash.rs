@@ -16,9 +16,10 @@ use crate::config::Config;
 use crate::engine::{campaign_limits, finding_from_shrunk};
 use crate::harness::PropertyInfo;
 use crate::property::{PropertyFn, Status, execute};
-use crate::protocol::{Event, FailureKind, WorkerConfig, emit, resident_mb};
 use crate::shrink::{ShrinkBudget, shrink};
 use crate::source::{Limits, Source};
+use covcheck_protocol::limits::resident_mb;
+use covcheck_protocol::worker::{Event, FailureKind, WorkerConfig, emit};
 
 /// How a forked run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ pub struct Inflight {
 
 impl Inflight {
     /// Maps `path`, which the supervisor created with
-    /// [`crate::protocol::inflight_len`] bytes.
+    /// [`covcheck_protocol::inflight::inflight_len`] bytes.
     pub fn open(path: &Path) -> io::Result<Inflight> {
         use std::os::fd::AsRawFd;
         let file = OpenOptions::new().read(true).write(true).open(path)?;

@@ -28,13 +28,13 @@ use crate::engine::input::load_corpus_dir;
 use crate::engine::sancov;
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::{Case, PropertyFn, execute, take_over_panic_hook};
-use crate::protocol::{
-    CoveringInput, Event, MinimizeReport, Progress, SuiteStats, WorkerConfig, WorkerMode, emit,
-};
 use crate::shrink::{ShrinkBudget, shrink_while};
 use crate::source::{Limits, Source};
-use crate::store::{SeedFile, SeedKind};
 use crate::watchdog::Watchdog;
+use covcheck_protocol::seeds::{SeedFile, SeedKind};
+use covcheck_protocol::worker::{
+    CoveringInput, Event, MinimizeReport, Progress, SuiteStats, WorkerConfig, WorkerMode, emit,
+};
 
 /// Shrinking one covering input stops here: it only has to keep its
 /// features, and a suite has many inputs.
@@ -202,10 +202,8 @@ pub fn run(
         on_disk_stats.bytes += size_of_choices(&seed.indices);
         let crash_kind = seed
             .file
-            .failure
-            .as_ref()
-            .and_then(|f| f.kind.as_deref())
-            .is_some_and(|kind| kind != "panic");
+            .failure_kind()
+            .is_some_and(|kind| kind != covcheck_protocol::worker::FailureKind::Panic);
         if seed.file.kind == SeedKind::Failure && crash_kind {
             report.unmeasured_failure_seeds += 1;
             continue;

@@ -23,12 +23,11 @@ pub mod scheduler;
 
 use crate::harness::{PropertyInfo, trim_trailing_zeros};
 use crate::property::{Case, PropertyFn};
-use crate::protocol::{
-    CAMPAIGN_MAX_LEN, Event, FailureKind, Finding, WorkerConfig, WorkerMode, emit,
-};
 use crate::shrink::Shrunk;
 use crate::source::Limits;
-use crate::store::SeedFile;
+use covcheck_protocol::worker::{
+    CAMPAIGN_MAX_LEN, Event, FailureKind, Finding, WorkerConfig, WorkerMode, emit,
+};
 
 /// Runs a worker request and reports its outcome as events.
 pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &WorkerConfig) {
@@ -76,7 +75,7 @@ pub(crate) fn finding_from_shrunk(
         shrink_runs: shrunk.runs,
         shrink_note: shrunk.stopped_early.clone(),
         flaky: false,
-        size: SeedFile::size_for(limits),
+        size: limits.seed_size(),
     }
 }
 

@@ -9,7 +9,9 @@
 //! [`EVENT_PREFIX`] lines on stdout. Anything else the property prints is
 //! left alone.
 //!
-//! These types are shared by both sides so they cannot drift apart.
+//! These types are shared by both sides so they cannot drift apart. The
+//! CLI and the runtime come from one covcheck release, so this format may
+//! change in any release; tools read [`crate::messages`] instead.
 
 use std::path::PathBuf;
 
@@ -27,7 +29,7 @@ pub const EVENT_PREFIX: &str = "covcheck-event ";
 /// string), far past plain `cargo test`'s default of 100: bugs that need a
 /// long run of bytes or a long operation sequence must be reachable. Fresh
 /// inputs start far smaller and grow towards it as coverage stalls, and
-/// what a campaign saves records it ([`crate::store::SeedFile::size`]).
+/// what a campaign saves records it ([`crate::seeds::SeedFile::size`]).
 pub const CAMPAIGN_MAX_LEN: usize = 4096;
 
 /// Exit status of a worker whose memory use passed `--rss-limit-mb`.
@@ -69,7 +71,7 @@ pub struct WorkerConfig {
     pub rss_limit_mb: u64,
     /// Where coverage-increasing inputs are kept between runs.
     pub corpus_dir: PathBuf,
-    /// A file of [`inflight_len`] bytes the worker maps into memory and into
+    /// A file of [`crate::inflight::inflight_len`] bytes the worker maps into memory and into
     /// which it copies every input before running it, so that the supervisor
     /// can recover the input of a worker that died.
     pub inflight_path: PathBuf,
@@ -89,13 +91,6 @@ pub struct WorkerConfig {
 
 fn yes() -> bool {
     true
-}
-
-/// Size of the in-flight input file for inputs of up to `max_choices`
-/// choices: the number of executions so far, the input's length, then its
-/// choices (little-endian words).
-pub fn inflight_len(max_choices: usize) -> usize {
-    8 * (max_choices + 2)
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -318,32 +313,6 @@ pub fn parse_event(line: &str) -> Option<Result<Event, String>> {
 pub fn parse_listing(line: &str) -> Option<Result<ListedProperty, String>> {
     let json = line.strip_prefix(LIST_PREFIX)?;
     Some(serde_json::from_str(json).map_err(|e| format!("{e} in {json:?}")))
-}
-
-/// The resident set of process `pid` in MiB, as `--rss-limit-mb` counts it
-/// (0 once it is gone). Both the supervisor and a shrinking worker enforce
-/// the limit with it.
-pub fn resident_mb(pid: i32) -> u64 {
-    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4096 / (1024 * 1024)
-}
-
-/// Reads what a dead worker left in its in-flight file: how many executions
-/// it had started, and the input it was running.
-pub fn read_inflight(path: &std::path::Path) -> std::io::Result<(u64, Vec<u64>)> {
-    let bytes = std::fs::read(path)?;
-    let words: Vec<u64> = bytes
-        .chunks_exact(8)
-        .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
-        .collect();
-    let execs = words.first().copied().unwrap_or(0);
-    let n = (words.get(1).copied().unwrap_or(0) as usize).min(words.len().saturating_sub(2));
-    Ok((execs, words.get(2..2 + n).unwrap_or_default().to_vec()))
 }
 
 #[cfg(test)]

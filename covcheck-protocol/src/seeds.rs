@@ -19,8 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::choice::content_hash;
-use crate::source::Limits;
+use crate::worker::FailureKind;
 
 /// Version of the seed file format; files of other versions are refused with
 /// an explanation rather than misread.
@@ -72,7 +71,7 @@ pub struct FailureRecord {
     /// How it failed when it was not a panic, e.g. `abort`, `stack-overflow`,
     /// `timeout` (seeds saved by `cargo covcheck`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<FailureKind>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,10 +95,50 @@ impl ArgRecord {
 }
 
 impl SeedFile {
-    /// What [`SeedFile::size`] records for an input found under `limits`:
-    /// nothing for the default.
-    pub fn size_for(limits: Limits) -> Option<usize> {
-        (limits.max_len != Limits::default().max_len).then_some(limits.max_len)
+    /// The seed of an input that made property `property` fail. `size` is
+    /// the size limit it was found under when that was not the default;
+    /// `args` its arguments' `Debug` renderings.
+    pub fn failure(
+        property: &str,
+        choices: &[u64],
+        size: Option<usize>,
+        failure: FailureRecord,
+        args: &[(impl AsRef<str>, String)],
+    ) -> SeedFile {
+        SeedFile {
+            failure: Some(failure),
+            ..SeedFile::covering(property, choices, size, args)
+        }
+        .with_kind(SeedKind::Failure)
+    }
+
+    /// The seed of an input kept for the coverage it reaches.
+    pub fn covering(
+        property: &str,
+        choices: &[u64],
+        size: Option<usize>,
+        args: &[(impl AsRef<str>, String)],
+    ) -> SeedFile {
+        SeedFile {
+            format: FORMAT_VERSION,
+            property: property.to_string(),
+            kind: SeedKind::Covering,
+            choices: SeedFile::format_indices(choices),
+            size,
+            failure: None,
+            args: ArgRecord::from_pairs(args),
+        }
+    }
+
+    fn with_kind(self, kind: SeedKind) -> SeedFile {
+        SeedFile { kind, ..self }
+    }
+
+    /// How the input failed, when it did: `Panic` for a failure seed saved
+    /// without a kind (by `cargo test`, or a caught panic).
+    pub fn failure_kind(&self) -> Option<FailureKind> {
+        let failure = self.failure.as_ref()?;
+        Some(failure.kind.unwrap_or(FailureKind::Panic))
     }
 
     /// The choice indices, parsed from [`SeedFile::choices`].
@@ -142,15 +181,6 @@ impl Seed {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
-    }
-
-    /// The limits to replay this seed under: `base`, with at least the size
-    /// limit the seed was found under.
-    pub fn limits(&self, base: Limits) -> Limits {
-        Limits {
-            max_len: base.max_len.max(self.file.size.unwrap_or(0)),
-            ..base
-        }
     }
 }
 
@@ -278,6 +308,20 @@ impl SeedStore {
     }
 }
 
+/// A 64-bit FNV-1a hash of the choice indices. Names seed files: it must
+/// stay identical across Rust versions and platforms, which `std`'s hashers
+/// do not promise.
+pub fn content_hash(indices: &[u64]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for index in indices {
+        for byte in index.to_le_bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    hash
+}
+
 fn read_seed(path: &Path) -> Result<Seed, SeedError> {
     let invalid = |problem: String| SeedError::Invalid {
         path: path.to_path_buf(),
@@ -381,6 +425,21 @@ mod tests {
             fs::read_to_string(&path).unwrap(),
             "format = 1\nchoices = \"12 x\"\n"
         );
+    }
+
+    #[test]
+    fn content_hash_is_stable() {
+        // Seed file names depend on this value: it must never change.
+        assert_eq!(content_hash(&[12345]), 0xe71e_b185_e2ed_cc4c);
+    }
+
+    #[test]
+    fn crash_kinds_read_as_they_were_written() {
+        let text = "format = 1\nproperty = \"d::p\"\nkind = \"failure\"\nchoices = \"1\"\n\n\
+                    [failure]\nmessage = \"m\"\nlocation = \"\"\nkind = \"stack-overflow\"\n";
+        let file: SeedFile = toml::from_str(text).unwrap();
+        assert_eq!(file.failure_kind(), Some(FailureKind::StackOverflow));
+        assert_eq!(sample().failure_kind(), Some(FailureKind::Panic));
     }
 
     #[test]

@@ -1,0 +1,111 @@
+//! What `cargo covcheck --message-format json` prints: one [`Message`] per
+//! line on stdout, each a JSON object whose `event` field says which kind it
+//! is. This is the interface for CI systems, editors and scripts; read it
+//! with [`parse_message`] rather than by string keys.
+//!
+//! ```text
+//! {"event":"started","property":"demo::tests::p"}
+//! {"event":"status","property":"demo::tests::p","progress":{"execs":51234,...}}
+//! {"event":"finding","property":"demo::tests::p","finding":{...},"seed":"/…/covcheck-seeds/…toml",...}
+//! {"event":"finished","property":"demo::tests::p","execs":…,"findings":1,...}
+//! ```
+//!
+//! Fields are only added in minor releases of this crate; readers should
+//! ignore fields they do not know.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::worker::{FailureKind, Finding, Progress};
+
+/// One line of `--message-format json` output.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "event")]
+pub enum Message {
+    /// A property's campaign started.
+    Started { property: String },
+    /// Live progress of a property's campaign.
+    Status {
+        property: String,
+        progress: Progress,
+    },
+    /// A worker died; its input is being reproduced and shrunk, and a
+    /// [`Message::Finding`] follows.
+    WorkerDied { property: String, kind: FailureKind },
+    /// A failure, shrunk and (unless `--no-save`) saved as a seed.
+    Finding {
+        property: String,
+        finding: Finding,
+        /// Where its seed was saved.
+        seed: Option<PathBuf>,
+        /// Why it was not saved.
+        seed_error: Option<String>,
+        /// The `cargo test` command that reruns the property.
+        rerun: String,
+    },
+    /// The property could not be run (its campaign ended).
+    Error { property: String, message: String },
+    /// Something to fix that did not stop the campaign.
+    Warning { property: String, message: String },
+    /// A property's campaign ended.
+    Finished {
+        property: String,
+        execs: u64,
+        edges: usize,
+        corpus: usize,
+        elapsed_ms: u64,
+        findings: usize,
+    },
+    /// The run was cut short by a signal (the last line).
+    Interrupted { signal: String },
+}
+
+impl Message {
+    /// The property the message is about (none for [`Message::Interrupted`]).
+    pub fn property(&self) -> Option<&str> {
+        match self {
+            Message::Started { property }
+            | Message::Status { property, .. }
+            | Message::WorkerDied { property, .. }
+            | Message::Finding { property, .. }
+            | Message::Error { property, .. }
+            | Message::Warning { property, .. }
+            | Message::Finished { property, .. } => Some(property),
+            Message::Interrupted { .. } => None,
+        }
+    }
+
+    /// The message as one line of JSON.
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("messages serialize")
+    }
+}
+
+/// Parses one line of `--message-format json` output; `None` for a line
+/// that is not a JSON object (cargo's own output, blank lines).
+pub fn parse_message(line: &str) -> Option<Result<Message, serde_json::Error>> {
+    let line = line.trim();
+    line.starts_with('{').then(|| serde_json::from_str(line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_keep_their_wire_names() {
+        let line = Message::WorkerDied {
+            property: "d::p".into(),
+            kind: FailureKind::StackOverflow,
+        }
+        .to_line();
+        assert_eq!(
+            line,
+            r#"{"event":"worker-died","property":"d::p","kind":"stack-overflow"}"#
+        );
+        let parsed = parse_message(&line).unwrap().unwrap();
+        assert_eq!(parsed.property(), Some("d::p"));
+        assert!(parse_message("   Compiling demo v0.1.0").is_none());
+    }
+}
