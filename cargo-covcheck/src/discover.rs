@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use covcheck_protocol::seeds::SeedStore;
 use covcheck_protocol::worker::{LIST_ENV, ListedProperty, parse_listing};
 
 use crate::compile::TestBinary;
@@ -23,31 +24,17 @@ impl Property {
     /// The command that reproduces a failure of this property, from the
     /// directory `cargo covcheck` was run in.
     pub fn rerun_command(&self) -> String {
-        let manifest = self
-            .manifest_path
-            .as_ref()
-            .map(|path| format!(" --manifest-path {}", shell_word(&path.to_string_lossy())))
-            .unwrap_or_default();
-        format!(
-            "cargo test{manifest} -p {} {} -- {} --exact",
-            self.listing.package,
-            self.listing.target_args.join(" "),
-            self.listing.test_name
-        )
+        self.listing.rerun_command(self.manifest_path.as_deref())
     }
 
     /// The property's seed file names, as they are on disk now, sorted.
     pub fn seed_files(&self) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(&self.listing.seed_dir) else {
-            return Vec::new();
-        };
-        let mut names: Vec<String> = entries
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".toml") && !n.starts_with('.'))
-            .collect();
-        names.sort();
-        names
+        self.seed_store().file_names()
+    }
+
+    /// The property's seeds.
+    pub fn seed_store(&self) -> SeedStore {
+        SeedStore::in_dir(self.listing.seed_dir.clone())
     }
 }
 
@@ -66,19 +53,6 @@ impl Filter<'_> {
             Some(text) if self.exact => listing.full_path == text || listing.test_name == text,
             Some(text) => listing.full_path.contains(text),
         }
-    }
-}
-
-/// `word` as a shell reads it: unchanged when it is plain, single-quoted
-/// otherwise.
-fn shell_word(word: &str) -> String {
-    let plain = word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c));
-    if plain && !word.is_empty() {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

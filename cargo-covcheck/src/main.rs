@@ -31,7 +31,6 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use covcheck_protocol::seeds::SeedStore;
 
 use crate::cli::{Cargo, Command, ListArgs, RunArgs};
 use crate::discover::Property;
@@ -92,7 +91,7 @@ fn run_list(args: &ListArgs) -> Result<i32, String> {
     };
     let (_, properties) = build_and_discover(&args.build, filter, compile::Build::Instrumented)?;
     for property in &properties {
-        let (seeds, unreadable) = SeedStore::in_dir(property.listing.seed_dir.clone()).load_valid();
+        let (seeds, unreadable) = property.seed_store().load_valid();
         println!("{}  ({} seeds)", property.listing.full_path, seeds.len());
         for error in unreadable {
             eprintln!("warning: {error}");

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use covcheck_protocol::seeds::{Seed, SeedFile, SeedKind, SeedStore};
+use covcheck_protocol::seeds::{Seed, SeedFile, SeedKind};
 use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, MinimizeReport, SuiteStats, WorkerMode};
 
 use crate::cli::MinimizeArgs;
@@ -223,7 +223,7 @@ fn save(
     prune: bool,
     record: &mut CoverageRecord,
 ) -> Result<(), String> {
-    let store = SeedStore::in_dir(property.listing.seed_dir.clone());
+    let store = property.seed_store();
     let before = store.load().map_err(|e| e.to_string())?;
     let mut kept = Vec::new();
     let mut new = 0;

@@ -20,9 +20,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
+use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::inflight::{MAX_CHOICES, inflight_len, read_inflight};
 use covcheck_protocol::limits::resident_mb;
-use covcheck_protocol::seeds::{FailureRecord, SeedFile, SeedStore};
+use covcheck_protocol::seeds::{FailureRecord, SeedFile};
 use covcheck_protocol::worker::{
     CAMPAIGN_MAX_LEN, EXIT_TIMEOUT, Event, FailureKind, Finding, MinimizeReport, Progress,
     SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, parse_event,
@@ -210,7 +211,7 @@ pub fn run_property(
             test_name: property.listing.test_name.clone(),
             mode: WorkerMode::Campaign,
             rng_seed: settings.seed
-                ^ fnv(&property.listing.full_path)
+                ^ fnv1a(property.listing.full_path.bytes())
                 ^ attempt.wrapping_mul(0x9e37_79b9_7f4a_7c15),
             runs,
             time_ms: time.map(|t| t.as_millis() as u64),
@@ -333,7 +334,7 @@ fn report_finding(
 }
 
 fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, String> {
-    let store = SeedStore::in_dir(property.listing.seed_dir.clone());
+    let store = property.seed_store();
     let file = SeedFile::failure(
         &property.listing.full_path,
         &finding.choices,
@@ -739,13 +740,6 @@ fn sanitize(text: &str) -> String {
             }
         })
         .collect()
-}
-
-/// FNV-1a, to derive a per-property RNG seed that does not depend on order.
-fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //!   JSON object per line, for CI systems, editors and scripts.
 //! - [`dictionary`]: token dictionaries in libFuzzer's format.
 //! - [`limits`]: the resource limits both sides measure alike.
+//! - [`hash`]: the stable hash that names seed files.
 //!
 //! ## Stability
 //!
@@ -26,6 +27,7 @@
 //! change in any release.
 
 pub mod dictionary;
+pub mod hash;
 pub mod inflight;
 pub mod limits;
 pub mod messages;

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::hash::content_hash;
 use crate::worker::FailureKind;
 
 /// Version of the seed file format; files of other versions are refused with
@@ -259,6 +260,16 @@ impl SeedStore {
         Ok(paths)
     }
 
+    /// The seed files' names as they are on disk now, sorted (none when the
+    /// directory cannot be read).
+    pub fn file_names(&self) -> Vec<String> {
+        self.paths()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|path| Some(path.file_name()?.to_string_lossy().into_owned()))
+            .collect()
+    }
+
     /// The seeds that can be read, and an error naming each one that cannot:
     /// for a campaign, which must not lose every seed to one bad file.
     pub fn load_valid(&self) -> (Vec<Seed>, Vec<SeedError>) {
@@ -287,39 +298,37 @@ impl SeedStore {
         if path.exists() {
             return Ok(path);
         }
-        fs::create_dir_all(&self.dir)?;
         let body = toml::to_string(file).map_err(io::Error::other)?;
         let text = format!(
             "# A covcheck seed: `cargo test` replays it before any random case.\n\
              # Commit it so the input stays tested. `choices` is what replays; the\n\
              # rest records what it meant when it was saved.\n{body}"
         );
-        // Readable by all, as any file a collaborator's checkout gets
-        // (tempfile's default, 0600, is for secrets); the umask still applies.
-        let mut temp = tempfile::Builder::new()
-            .prefix(".seed-")
-            .suffix(".tmp")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
-            .tempfile_in(&self.dir)?;
-        io::Write::write_all(&mut temp, text.as_bytes())?;
-        temp.as_file().sync_all()?;
-        temp.persist(&path).map_err(|e| e.error)?;
+        write_atomically(&path, text.as_bytes())?;
         Ok(path)
     }
 }
 
-/// A 64-bit FNV-1a hash of the choice indices. Names seed files: it must
-/// stay identical across Rust versions and platforms, which `std`'s hashers
-/// do not promise.
-pub fn content_hash(indices: &[u64]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for index in indices {
-        for byte in index.to_le_bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    hash
+/// Writes `bytes` to `path` whole or not at all: a hidden temporary file in
+/// the same directory (which no reader of seeds picks up), synced, then
+/// renamed over `path`. Readable by all, like any file a collaborator's
+/// checkout gets (tempfile's default, 0600, is for secrets); the umask still
+/// applies. Creates the directory.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir)?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".covcheck-")
+        .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+        .tempfile_in(dir)?;
+    io::Write::write_all(&mut temp, bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 fn read_seed(path: &Path) -> Result<Seed, SeedError> {
@@ -425,12 +434,6 @@ mod tests {
             fs::read_to_string(&path).unwrap(),
             "format = 1\nchoices = \"12 x\"\n"
         );
-    }
-
-    #[test]
-    fn content_hash_is_stable() {
-        // Seed file names depend on this value: it must never change.
-        assert_eq!(content_hash(&[12345]), 0xe71e_b185_e2ed_cc4c);
     }
 
     #[test]

@@ -53,6 +53,36 @@ pub struct ListedProperty {
     pub target_args: Vec<String>,
 }
 
+impl ListedProperty {
+    /// The command that runs just this property, from the directory
+    /// `cargo covcheck` was run in when `manifest_path` (as the user gave
+    /// it) is set, from the package's directory otherwise.
+    pub fn rerun_command(&self, manifest_path: Option<&std::path::Path>) -> String {
+        let manifest = manifest_path
+            .map(|path| format!(" --manifest-path {}", shell_word(&path.to_string_lossy())))
+            .unwrap_or_default();
+        format!(
+            "cargo test{manifest} -p {} {} -- {} --exact",
+            self.package,
+            self.target_args.join(" "),
+            self.test_name
+        )
+    }
+}
+
+/// `word` as a shell reads it: unchanged when it is plain, single-quoted
+/// otherwise.
+fn shell_word(word: &str) -> String {
+    let plain = word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c));
+    if plain && !word.is_empty() {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 /// What a worker is asked to do.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WorkerConfig {

@@ -93,12 +93,7 @@ impl PropertyInfo {
 
     /// The command that runs just this property.
     pub fn rerun_command(&self) -> String {
-        format!(
-            "cargo test -p {} {} -- {} --exact",
-            self.package,
-            self.target_args().join(" "),
-            self.test_name()
-        )
+        self.listing().rerun_command(None)
     }
 
     /// How the test binary describes this property to `cargo covcheck`.
@@ -481,9 +476,7 @@ fn fresh_rng_seed(info: &PropertyInfo) -> u64 {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let name = covcheck_protocol::seeds::content_hash(
-        &info.full_path().bytes().map(u64::from).collect::<Vec<_>>(),
-    );
+    let name = covcheck_protocol::hash::fnv1a(info.full_path().bytes());
     Rng::new(nanos ^ name ^ u64::from(std::process::id()).rotate_left(32)).next_u64()
 }
 

@@ -10,8 +10,8 @@ use libafl::corpus::CorpusId;
 use libafl::inputs::Input;
 use serde::{Deserialize, Serialize};
 
+use covcheck_protocol::hash::content_hash;
 use covcheck_protocol::seeds::SeedFile;
-use covcheck_protocol::seeds::content_hash;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
 pub struct ChoiceInput {
