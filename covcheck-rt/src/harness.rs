@@ -14,115 +14,18 @@
 
 use std::io::Write as _;
 use std::panic;
-use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::case_watch::Watch;
-use crate::config::{Attributes, Config};
+use crate::choice::trim_trailing_zeros;
+use crate::config::Config;
+use crate::info::PropertyInfo;
 use crate::property::{Case, Failure, Origin, PropertyFn, Status};
 use crate::rng::Rng;
 use crate::runner::{BurstOutcome, Runner};
 use crate::shrink::Shrunk;
 use crate::source::Limits;
 use covcheck_protocol::seeds::{ArgRecord, FailureRecord, Seed, SeedFile, SeedStore};
-use covcheck_protocol::worker::{LIST_ENV, LIST_PREFIX, ListedProperty};
-
-/// Which cargo target a property was compiled into; decides the rerun command.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    Lib,
-    Bin(&'static str),
-    /// An integration test (`tests/<name>.rs`).
-    Test(&'static str),
-}
-
-impl Target {
-    /// Detects the target from cargo's compile-time environment:
-    /// `CARGO_TARGET_TMPDIR` is set only for integration tests and benches,
-    /// `CARGO_BIN_NAME` only for binaries.
-    pub const fn detect(
-        target_tmpdir: Option<&'static str>,
-        bin_name: Option<&'static str>,
-        crate_name: &'static str,
-    ) -> Target {
-        match (target_tmpdir, bin_name) {
-            (Some(_), _) => Target::Test(crate_name),
-            (None, Some(bin)) => Target::Bin(bin),
-            (None, None) => Target::Lib,
-        }
-    }
-}
-
-/// What the macro knows about a property at compile time.
-#[derive(Clone, Copy, Debug)]
-pub struct PropertyInfo {
-    /// The function's name.
-    pub name: &'static str,
-    /// `module_path!()` where it is defined.
-    pub module_path: &'static str,
-    /// `CARGO_MANIFEST_DIR`: where its seeds live.
-    pub crate_root: &'static str,
-    /// `CARGO_PKG_NAME`, for the rerun command.
-    pub package: &'static str,
-    pub target: Target,
-    pub attributes: Attributes,
-}
-
-impl PropertyInfo {
-    /// `crate::module::name`.
-    pub fn full_path(&self) -> String {
-        format!("{}::{}", self.module_path, self.name)
-    }
-
-    /// The name libtest knows the test by: the module path without the crate.
-    pub fn test_name(&self) -> String {
-        match self.module_path.split_once("::") {
-            Some((_, rest)) => format!("{rest}::{}", self.name),
-            None => self.name.to_string(),
-        }
-    }
-
-    /// The `cargo test` arguments that select this property's test binary.
-    pub fn target_args(&self) -> Vec<String> {
-        match self.target {
-            Target::Lib => vec!["--lib".to_string()],
-            Target::Bin(name) => vec!["--bin".to_string(), name.to_string()],
-            Target::Test(name) => vec!["--test".to_string(), name.to_string()],
-        }
-    }
-
-    /// The command that runs just this property.
-    pub fn rerun_command(&self) -> String {
-        self.listing().rerun_command(None)
-    }
-
-    /// How the test binary describes this property to `cargo covcheck`.
-    pub fn listing(&self) -> ListedProperty {
-        ListedProperty {
-            test_name: self.test_name(),
-            full_path: self.full_path(),
-            package: self.package.to_string(),
-            seed_dir: self.seed_store().dir().to_path_buf(),
-            crate_root: self.crate_root.into(),
-            target_args: self.target_args(),
-        }
-    }
-
-    pub fn seed_store(&self) -> SeedStore {
-        SeedStore::new(Path::new(self.crate_root), self.module_path, self.name)
-    }
-}
-
-/// Called for every property before `main` (see the macro): when
-/// `cargo covcheck` asks for the list, prints this property's line.
-pub fn register(info: fn() -> PropertyInfo) {
-    if std::env::var_os(LIST_ENV).is_some() {
-        let line = serde_json::to_string(&info().listing()).expect("listings serialize");
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{LIST_PREFIX}{line}");
-        let _ = out.flush();
-    }
-}
 
 /// Runs a property as a test. Returns when it passes; unwinds (failing the
 /// test) after printing a report when it does not. Under `cargo covcheck` the
@@ -264,16 +167,6 @@ fn save_failure(
         .save(&file)
         .map(|path| path.display().to_string())
         .map_err(|e| format!("could not save the seed in {}: {e}", store.dir().display()))
-}
-
-/// Trailing zero choices are implied (reading past the end yields zero), so
-/// seed files leave them out.
-pub(crate) fn trim_trailing_zeros(indices: &[u64]) -> &[u64] {
-    let len = indices
-        .iter()
-        .rposition(|&i| i != 0)
-        .map_or(0, |last| last + 1);
-    &indices[..len]
 }
 
 fn rendered_args(case: &Case) -> Vec<ArgRecord> {
@@ -483,33 +376,6 @@ fn fresh_rng_seed(info: &PropertyInfo) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn info(module_path: &'static str, target: Target) -> PropertyInfo {
-        PropertyInfo {
-            name: "p",
-            module_path,
-            crate_root: "/tmp/demo",
-            package: "demo",
-            target,
-            attributes: Attributes::default(),
-        }
-    }
-
-    #[test]
-    fn rerun_commands_name_the_target_and_exact_test() {
-        assert_eq!(
-            info("demo::tests", Target::Lib).rerun_command(),
-            "cargo test -p demo --lib -- tests::p --exact"
-        );
-        assert_eq!(
-            info("props", Target::Test("props")).rerun_command(),
-            "cargo test -p demo --test props -- p --exact"
-        );
-        assert_eq!(
-            info("tool", Target::Bin("tool")).rerun_command(),
-            "cargo test -p demo --bin tool -- p --exact"
-        );
-    }
 
     #[test]
     fn reordered_renderings_are_the_same() {

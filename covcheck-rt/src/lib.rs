@@ -31,12 +31,14 @@
 mod case_watch;
 pub mod choice;
 pub mod config;
+mod coverage_gate;
 #[cfg(feature = "campaign")]
 pub mod engine;
 pub mod generate;
 pub mod generators;
 pub mod harness;
 pub mod heuristics;
+mod info;
 pub mod int;
 pub mod property;
 pub mod rng;
@@ -57,6 +59,8 @@ pub use source::Source;
 pub mod __private {
     pub use crate::config::Attributes;
     pub use crate::generate::{Generate, Generator};
-    pub use crate::harness::{PropertyInfo, Target, register, run_test};
+    pub use crate::harness::run_test;
+    pub use crate::info::{PropertyInfo, Target};
     pub use crate::source::{Source, label_of};
+    pub use crate::worker::register;
 }

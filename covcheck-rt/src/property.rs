@@ -13,6 +13,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
 use crate::choice::{Choice, Span};
+use crate::coverage_gate;
 use crate::source::Source;
 use crate::text::escape_invalid_utf8;
 
@@ -91,16 +92,14 @@ impl Case {
 /// Runs `property` on `src`, recording argument renderings when `render`.
 pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case {
     install_hook();
-    #[cfg(feature = "campaign")]
-    crate::engine::sancov::set_in_body(false);
+    coverage_gate::close();
     src.set_rendering(render);
     CAPTURING.with(|c| c.set(true));
     LAST_PANIC.with(|p| p.borrow_mut().take());
     crate::case_watch::executed();
     let result = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
     CAPTURING.with(|c| c.set(false));
-    #[cfg(feature = "campaign")]
-    crate::engine::sancov::set_in_body(false);
+    coverage_gate::close();
     let status = match result {
         Ok(Ok(())) => Status::Passed,
         Ok(Err(message)) => Status::Failed(Failure {

@@ -187,8 +187,7 @@ impl Source {
     /// done and the body starts: campaigns only trace the body's comparisons.
     #[inline]
     pub fn begin_body(&mut self) {
-        #[cfg(feature = "campaign")]
-        crate::engine::sancov::set_in_body(true);
+        crate::coverage_gate::open();
     }
 
     /// Starts recording the domain of every integer draw ([`IntDraw`]).

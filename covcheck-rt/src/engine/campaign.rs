@@ -37,6 +37,7 @@ use libafl_bolts::Named;
 use libafl_bolts::rands::StdRand;
 use libafl_bolts::tuples::tuple_list;
 
+use crate::choice::trim_trailing_zeros;
 use crate::config::Config;
 use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
@@ -44,7 +45,7 @@ use crate::engine::input::{ChoiceInput, load_corpus_dir};
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
 use crate::engine::scheduler::RarityScheduler;
 use crate::engine::{campaign_limits, finding_from_shrunk, rendered_pairs, sancov};
-use crate::harness::{PropertyInfo, trim_trailing_zeros};
+use crate::info::PropertyInfo;
 use crate::property::{
     Case, Failure, Origin, PropertyFn, Status, execute, generate_only, take_over_panic_hook,
 };

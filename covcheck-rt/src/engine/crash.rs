@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::engine::{campaign_limits, finding_from_shrunk};
-use crate::harness::PropertyInfo;
+use crate::info::PropertyInfo;
 use crate::property::{PropertyFn, Status, execute};
 use crate::shrink::{ShrinkBudget, shrink};
 use crate::source::{Limits, Source};

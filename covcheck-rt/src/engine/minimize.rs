@@ -20,13 +20,14 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+use crate::choice::trim_trailing_zeros;
 use crate::config::Config;
 use crate::engine::campaign_limits;
 use crate::engine::cover::{Candidate, FeatureSet, features_of, forward_pass, greedy_set_cover};
 use crate::engine::inflight::Inflight;
 use crate::engine::input::load_corpus_dir;
 use crate::engine::sancov;
-use crate::harness::{PropertyInfo, trim_trailing_zeros};
+use crate::info::PropertyInfo;
 use crate::property::{Case, PropertyFn, execute, take_over_panic_hook};
 use crate::shrink::{ShrinkBudget, shrink_while};
 use crate::source::{Limits, Source};

@@ -21,7 +21,8 @@ pub mod mutator;
 pub mod sancov;
 pub mod scheduler;
 
-use crate::harness::{PropertyInfo, trim_trailing_zeros};
+use crate::choice::trim_trailing_zeros;
+use crate::info::PropertyInfo;
 use crate::property::{Case, PropertyFn};
 use crate::shrink::Shrunk;
 use crate::source::Limits;
