@@ -11,6 +11,11 @@
 //! sequence yields index zero, the simplest value, so any prefix of a valid
 //! sequence — and any edit of one — still generates a value.
 
+mod int_draw;
+mod limits;
+#[cfg(test)]
+mod tests;
+
 use std::fmt::Debug;
 
 use crate::choice::{Choice, ChoiceKind, IntDomain, Span, char_from_index, char_index};
@@ -18,54 +23,8 @@ use crate::heuristics;
 use crate::int::Int;
 use crate::rng::Rng;
 
-/// Bounds on how large a generated value may be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest length of a collection or string whose own bound is larger.
-    pub max_len: usize,
-    /// Nesting depth past which collections are empty, options are `None` and
-    /// derived enums take their simplest variant, so recursive types terminate.
-    pub max_depth: u32,
-    /// Choices past this many read as zero: a hard cap on one case's size.
-    pub max_choices: usize,
-    /// The longest a collection nested inside another value is *planned*
-    /// in random mode. Campaigns draw fresh inputs with a `max_len` of up to
-    /// 4096 for long byte strings and operation sequences; nested values
-    /// drawn that long (a JSON array of arrays of strings) would multiply
-    /// into inputs of tens of thousands of choices and slow a campaign
-    /// down tenfold. Replays are not bounded by it, so mutations still grow
-    /// nested collections up to `max_len`.
-    pub nested_len: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_len: 100,
-            max_depth: 8,
-            max_choices: covcheck_protocol::inflight::MAX_CHOICES,
-            nested_len: usize::MAX,
-        }
-    }
-}
-
-impl Limits {
-    /// What a seed file records of these limits (its `size`): the size
-    /// limit, when it is not the default.
-    pub fn seed_size(&self) -> Option<usize> {
-        (self.max_len != Limits::default().max_len).then_some(self.max_len)
-    }
-
-    /// The limits to replay `seed` under: these, with at least the size
-    /// limit the seed was found under (a longer input cut short would pass
-    /// silently).
-    pub fn for_seed(self, seed: &covcheck_protocol::seeds::Seed) -> Limits {
-        Limits {
-            max_len: self.max_len.max(seed.file.size.unwrap_or(0)),
-            ..self
-        }
-    }
-}
+pub use int_draw::IntDraw;
+pub use limits::Limits;
 
 enum Mode {
     Random(Rng),
@@ -82,61 +41,6 @@ pub struct Source {
     rendered: Option<Vec<(&'static str, String)>>,
     generate_only: bool,
     int_draws: Option<Vec<IntDraw>>,
-}
-
-/// Where an integer was drawn and from which domain: what the campaign
-/// engine needs to turn a choice index into the value the program saw (and
-/// back), for AFL's interesting values, arithmetic and input-to-state
-/// replacement. Recorded only when asked for ([`Source::record_int_draws`]),
-/// so ordinary runs pay nothing for it.
-#[derive(Clone, Copy, Debug)]
-pub struct IntDraw {
-    /// Position of the choice in the sequence.
-    pub position: usize,
-    pub domain: IntDomain,
-    /// Width of the integer type in bits.
-    pub bits: u32,
-    pub signed: bool,
-}
-
-impl IntDraw {
-    /// The value's two's-complement bit pattern (zero-extended to 64 bits)
-    /// for a choice index; `None` for types wider than 64 bits.
-    pub fn value_bits(&self, index: u64) -> Option<u64> {
-        if self.bits > 64 {
-            return None;
-        }
-        let ordinal = self.domain.ordinal(u128::from(index));
-        Some(((ordinal ^ self.sign_flip()) as u64) & self.mask())
-    }
-
-    /// The choice index that draws the value with bit pattern `bits`, if the
-    /// value lies in the domain.
-    pub fn index_of(&self, bits: u64) -> Option<u64> {
-        if self.bits > 64 {
-            return None;
-        }
-        let bits = bits & self.mask();
-        let ordinal = if self.signed {
-            let shift = 64 - self.bits;
-            (((bits << shift) as i64 >> shift) as i128 as u128) ^ self.sign_flip()
-        } else {
-            u128::from(bits)
-        };
-        u64::try_from(self.domain.index(ordinal)?).ok()
-    }
-
-    fn mask(&self) -> u64 {
-        if self.bits >= 64 {
-            u64::MAX
-        } else {
-            (1 << self.bits) - 1
-        }
-    }
-
-    fn sign_flip(&self) -> u128 {
-        if self.signed { 1 << 127 } else { 0 }
-    }
 }
 
 impl Source {
@@ -523,60 +427,4 @@ fn signed_magnitude(payload: u64) -> f64 {
 /// across builds, so hashing the name is unnecessary.
 pub fn label_of<T: ?Sized>() -> u64 {
     std::any::type_name::<T>().as_ptr() as u64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replaying_recorded_choices_reproduces_the_value() {
-        for seed in 0..50 {
-            let mut random = Source::random(seed, Limits::default());
-            let generated = (
-                random.draw_int(i64::MIN, i64::MAX),
-                random.draw_string(20),
-                random.draw_f64(),
-            );
-            let indices = random.choices().iter().map(|c| c.index).collect();
-            let mut replay = Source::replay(indices, Limits::default());
-            let replayed = (
-                replay.draw_int(i64::MIN, i64::MAX),
-                replay.draw_string(20),
-                replay.draw_f64(),
-            );
-            assert_eq!(format!("{generated:?}"), format!("{replayed:?}"));
-        }
-    }
-
-    #[test]
-    fn empty_replay_gives_simplest_values() {
-        let mut src = Source::replay(Vec::new(), Limits::default());
-        assert_eq!(src.draw_int(-5i32, 5), 0);
-        assert_eq!(src.draw_int(3u8, 9), 3);
-        assert_eq!(src.draw_int(u128::MIN, u128::MAX), 0);
-        assert!(!src.draw_bool());
-        assert_eq!(src.draw_string(10), "");
-        assert_eq!(src.draw_f64(), 0.0);
-        assert_eq!(src.draw_char(), 'a');
-    }
-
-    #[test]
-    fn wide_integers_round_trip_through_two_choices() {
-        let mut src = Source::replay(vec![u64::MAX, u64::MAX], Limits::default());
-        assert_eq!(src.draw_int(i128::MIN, i128::MAX), i128::MIN);
-        assert_eq!(src.choices().len(), 2);
-    }
-
-    #[test]
-    fn choice_cap_ends_generation() {
-        let limits = Limits {
-            max_choices: 5,
-            ..Limits::default()
-        };
-        let mut src = Source::random(1, limits);
-        let s = src.draw_string(1000);
-        assert!(s.chars().count() <= 3);
-        assert!(src.choices().len() <= 5);
-    }
 }
