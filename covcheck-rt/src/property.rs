@@ -92,14 +92,14 @@ impl Case {
 /// Runs `property` on `src`, recording argument renderings when `render`.
 pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case {
     install_hook();
-    coverage_gate::close();
+    coverage_gate::set_open(false);
     src.set_rendering(render);
     CAPTURING.with(|c| c.set(true));
     LAST_PANIC.with(|p| p.borrow_mut().take());
     crate::case_watch::executed();
     let result = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
     CAPTURING.with(|c| c.set(false));
-    coverage_gate::close();
+    coverage_gate::set_open(false);
     let status = match result {
         Ok(Ok(())) => Status::Passed,
         Ok(Err(message)) => Status::Failed(Failure {

@@ -91,7 +91,7 @@ impl Source {
     /// done and the body starts: campaigns only trace the body's comparisons.
     #[inline]
     pub fn begin_body(&mut self) {
-        crate::coverage_gate::open();
+        crate::coverage_gate::set_open(true);
     }
 
     /// Starts recording the domain of every integer draw ([`IntDraw`]).
