@@ -63,10 +63,6 @@ impl Span {
     pub fn len(&self) -> usize {
         self.end - self.start
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.start == self.end
-    }
 }
 
 /// The order in which shrinking prefers candidates: shorter first, then

@@ -14,7 +14,9 @@ use covcheck_protocol::worker::ListedProperty;
 /// Which cargo target a property was compiled into; decides the rerun command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
+    /// The library's unit tests.
     Lib,
+    /// A binary's unit tests (`src/main.rs`, `src/bin/<name>.rs`).
     Bin(&'static str),
     /// An integration test (`tests/<name>.rs`).
     Test(&'static str),
@@ -48,7 +50,9 @@ pub struct PropertyInfo {
     pub crate_root: &'static str,
     /// `CARGO_PKG_NAME`, for the rerun command.
     pub package: &'static str,
+    /// The cargo target the property was compiled into.
     pub target: Target,
+    /// The options given to `#[covcheck(...)]`.
     pub attributes: Attributes,
 }
 
@@ -92,6 +96,7 @@ impl PropertyInfo {
         }
     }
 
+    /// Where the property's seeds are saved.
     pub fn seed_store(&self) -> SeedStore {
         SeedStore::new(Path::new(self.crate_root), self.module_path, self.name)
     }

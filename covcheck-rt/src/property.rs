@@ -122,6 +122,7 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
 /// returns the source with the choices it made. Nothing the body does can
 /// happen here, so a campaign draws fresh inputs and learns shapes this way
 /// and runs bodies only where a crash or a hang is caught with its input.
+#[cfg(feature = "campaign")]
 pub fn generate_only(property: &PropertyFn<'_>, mut src: Source) -> Source {
     install_hook();
     src.set_generate_only(true);
@@ -223,6 +224,7 @@ static INSTALL: Once = Once::new();
 /// Replaces whatever panic hook is installed (LibAFL's ends the process on
 /// any panic, even one that is caught) by covcheck's capturing hook, which
 /// prints uncaptured panics like the default hook does.
+#[cfg(feature = "campaign")]
 pub fn take_over_panic_hook() {
     let _replaced = panic::take_hook();
     // After `take_hook` the default hook is installed; take it to chain to.

@@ -1,8 +1,9 @@
 //! The worker side of `cargo covcheck`: a property's `#[test]` function,
 //! started by the CLI with [`WORKER_ENV`] set, runs a campaign (or shrinks a
 //! crash, or minimizes a corpus) instead of the plain `cargo test` burst, or
-//! replays its seeds one by one for `cargo covcheck replay`. See
-//! [`crate::protocol`].
+//! replays its seeds one by one for `cargo covcheck replay`. It also prints
+//! the property's line when the CLI lists a test binary's properties
+//! ([`register`]). The messages are those of [`covcheck_protocol::worker`].
 
 use std::io::Write as _;
 use std::time::{Duration, Instant};

@@ -56,7 +56,7 @@ pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
         info.rerun_command()
     ));
     match runner.burst(rng_seed) {
-        BurstOutcome::Passed { .. } => {}
+        BurstOutcome::Passed => {}
         BurstOutcome::TooManyRejected {
             passed,
             rejected,

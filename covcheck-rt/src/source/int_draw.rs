@@ -6,8 +6,10 @@ use crate::choice::IntDomain;
 /// Where an integer was drawn and from which domain: what the campaign
 /// engine needs to turn a choice index into the value the program saw (and
 /// back), for AFL's interesting values, arithmetic and input-to-state
-/// replacement. Recorded only when asked for ([`Source::record_int_draws`]),
-/// so ordinary runs pay nothing for it.
+/// replacement. Recorded only when asked for (`Source::record_int_draws`,
+/// in campaigns), so ordinary runs pay nothing for it.
+// Recorded by `Source::draw_int` in every build, read only by the engine.
+#[cfg_attr(not(feature = "campaign"), allow(dead_code))]
 #[derive(Clone, Copy, Debug)]
 pub struct IntDraw {
     /// Position of the choice in the sequence.
@@ -18,6 +20,7 @@ pub struct IntDraw {
     pub signed: bool,
 }
 
+#[cfg_attr(not(feature = "campaign"), allow(dead_code))]
 impl IntDraw {
     /// The value's two's-complement bit pattern (zero-extended to 64 bits)
     /// for a choice index; `None` for types wider than 64 bits.
