@@ -130,3 +130,141 @@ pub(super) fn too_many_rejected_report(
         info.full_path(),
     )
 }
+
+/// Snapshots of the reports for constructed failures: a property run
+/// through the runner from a fixed RNG seed, its failure shrunk, and the
+/// report written with a fixed seed path. Changing a report's wording fails
+/// them; review the new text with `cargo insta review` (or rerun with
+/// `INSTA_UPDATE=always`) and commit the `.snap` files.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Attributes, Config};
+    use crate::generate::Generate;
+    use crate::info::Target;
+    use crate::runner::{BurstOutcome, Runner};
+    use crate::source::{Source, render_arg};
+    use covcheck_protocol::seeds::{FailureRecord, SeedFile};
+
+    const RNG_SEED: u64 = 0x5eed;
+    const SEED_PATH: &str = "/tmp/demo/covcheck-seeds/demo/tests/p/0123456789abcdef.toml";
+
+    fn info() -> PropertyInfo {
+        PropertyInfo {
+            name: "p",
+            module_path: "demo::tests",
+            crate_root: "/tmp/demo",
+            package: "demo",
+            target: Target::Lib,
+            attributes: Attributes::default(),
+        }
+    }
+
+    /// A property whose vectors must sum to less than 1000.
+    fn small_sums(src: &mut Source) -> Result<(), String> {
+        let v = Vec::<u32>::generate(src);
+        render_arg(src, "v", &v);
+        let sum: u64 = v.iter().map(|&x| u64::from(x)).sum();
+        assert!(sum < 1000, "the sum {sum} is too large");
+        Ok(())
+    }
+
+    /// The report with this file's panic locations, whose lines move with
+    /// every edit, replaced by `[location]`.
+    fn redact_locations(report: &str) -> String {
+        let here = concat!(file!(), ":");
+        let mut out = String::new();
+        let mut rest = report;
+        while let Some(at) = rest.find(here) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + here.len()..];
+            let end = after
+                .find(|c: char| !(c.is_ascii_digit() || c == ':'))
+                .unwrap_or(after.len());
+            out.push_str("[location]");
+            rest = &after[end..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    #[test]
+    fn report_of_a_shrunk_failure() {
+        let runner = Runner::new(&small_sums, Config::default());
+        let BurstOutcome::Failed { case, case_number } = runner.burst(RNG_SEED) else {
+            panic!("the burst finds a large sum");
+        };
+        let original = case.failure().cloned().unwrap();
+        let shrunk = runner.shrink(case);
+        let report = failure_report(
+            &info(),
+            &shrunk,
+            &original,
+            RNG_SEED,
+            case_number,
+            &Ok(SEED_PATH.to_string()),
+        );
+        insta::assert_snapshot!(redact_locations(&report));
+    }
+
+    #[test]
+    fn report_of_an_unsaved_failure_that_did_not_come_back() {
+        // Fails on its first run only: replaying it passes.
+        let runs = std::cell::Cell::new(0);
+        let flaky = |src: &mut Source| {
+            let x = u8::generate(src);
+            render_arg(src, "x", &x);
+            runs.set(runs.get() + 1);
+            if runs.get() == 1 {
+                return Err("Err(\"first run\")".to_string());
+            }
+            Ok(())
+        };
+        let runner = Runner::new(&flaky, Config::default());
+        let BurstOutcome::Failed { case, case_number } = runner.burst(RNG_SEED) else {
+            panic!("the first case fails");
+        };
+        let original = case.failure().cloned().unwrap();
+        let shrunk = runner.shrink(case);
+        let report = failure_report(
+            &info(),
+            &shrunk,
+            &original,
+            RNG_SEED,
+            case_number,
+            &Err("COVCHECK_SEEDS=off".to_string()),
+        );
+        insta::assert_snapshot!(redact_locations(&report));
+    }
+
+    #[test]
+    fn report_of_a_failing_saved_seed() {
+        let runner = Runner::new(&small_sums, Config::default());
+        let indices = vec![1, 600, 1, 400];
+        let seed = Seed {
+            path: SEED_PATH.into(),
+            file: SeedFile::failure(
+                "demo::tests::p",
+                &indices,
+                None,
+                FailureRecord {
+                    message: "the sum 1000 is too large".to_string(),
+                    location: "src/lib.rs:1:1".to_string(),
+                    kind: None,
+                },
+                &[("v", "[600, 400]".to_string())],
+            ),
+            indices,
+        };
+        let case = runner.replay_seed(&seed);
+        let failure = case.failure().cloned().expect("the seed fails");
+        let report = replay_report(&info(), &seed, &case, &failure);
+        insta::assert_snapshot!(redact_locations(&report));
+    }
+
+    #[test]
+    fn report_of_a_property_that_rejects_nearly_everything() {
+        let report = too_many_rejected_report(&info(), 3, 2560, 256, "assume(false)");
+        insta::assert_snapshot!(report);
+    }
+}
