@@ -195,8 +195,21 @@ pub fn reject(reason: &str) -> ! {
 }
 
 /// Rejects the current case unless `condition` holds, like Hypothesis'
-/// `assume`. Too many rejections fail the property with an explanation; prefer
-/// generating valid inputs directly.
+/// `assume`: a rejected case neither passes nor fails, and is not counted.
+/// Too many rejections fail the property with an explanation; prefer
+/// generating valid inputs directly (a [`crate::generators::range`], a
+/// [`crate::Generator::map`]).
+///
+/// ```
+/// use covcheck_rt::{assume, covcheck};
+///
+/// #[covcheck]
+/// fn division_rounds_down(a: u32, b: u32) {
+///     assume(b != 0);
+///     assert!(a / b * b <= a);
+/// }
+/// # fn main() {}
+/// ```
 pub fn assume(condition: bool) {
     if !condition {
         reject("assume(false)");
