@@ -4,9 +4,9 @@
 //! The generators are monomorphised into the user's crate, so in a campaign's
 //! instrumented build their many comparisons would drown the ones the code
 //! under test makes. The core opens the gate when the body starts and closes
-//! it when a case starts or ends; the campaign engine's comparison callbacks
+//! it when a case starts or ends; a campaign's comparison callbacks
 //! record only while it is open. The core owns the flag so that it never has
-//! to know about the engine; without the `campaign` feature nothing reads it.
+//! to know how campaigns run; without the `campaign` feature nothing reads it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

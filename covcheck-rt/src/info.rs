@@ -3,7 +3,7 @@
 //! what follows from it: the test's name, where its seeds live, the command
 //! that reruns it and its line in a listing for `cargo covcheck`.
 //!
-//! Plain `cargo test`, the worker and the campaign engine all start from it.
+//! Plain `cargo test`, the worker and campaigns all start from it.
 
 use std::path::Path;
 

@@ -21,7 +21,7 @@ use crate::text::escape_invalid_utf8;
 /// source, records their renderings when asked, and runs the body. `Err`
 /// carries the `Debug` rendering of an `Err` the body returned.
 ///
-/// Not generic on purpose: the campaign engine must not be monomorphised into
+/// Not generic on purpose: the campaign code must not be monomorphised into
 /// (and instrumented with) the user's crate.
 pub type PropertyFn<'a> = dyn Fn(&mut Source) -> Result<(), String> + 'a;
 

@@ -4,7 +4,7 @@
 //! Nothing here prints, panics on a property failure or touches the file
 //! system; [`crate::harness`] turns the results into a test outcome and a
 //! report. Keeping it pure is what lets the shrinking results be tested
-//! exactly, and lets the campaign engine reuse the same pieces.
+//! exactly, and lets campaigns reuse the same pieces.
 
 use crate::config::Config;
 use crate::property::{Case, PropertyFn, Status, execute};

@@ -1,14 +1,14 @@
-//! [`IntDraw`]: the record of one integer draw that lets the campaign engine
+//! [`IntDraw`]: the record of one integer draw that lets campaigns
 //! move between a choice index and the value the program saw.
 
 use crate::choice::IntDomain;
 
 /// Where an integer was drawn and from which domain: what the campaign
-/// engine needs to turn a choice index into the value the program saw (and
+/// mutator needs to turn a choice index into the value the program saw (and
 /// back), for AFL's interesting values, arithmetic and input-to-state
 /// replacement. Recorded only when asked for (`Source::record_int_draws`,
 /// in campaigns), so ordinary runs pay nothing for it.
-// Recorded by `Source::draw_int` in every build, read only by the engine.
+// Recorded by `Source::draw_int` in every build, read only by campaigns.
 #[cfg_attr(not(feature = "campaign"), allow(dead_code))]
 #[derive(Clone, Copy, Debug)]
 pub struct IntDraw {

@@ -115,7 +115,7 @@ impl Source {
 
     /// Asks the generated property code to stop after drawing (and, when
     /// rendering, rendering) its arguments, without running the body. The
-    /// campaign engine uses it to learn an input's shape safely, even for an
+    /// campaign mutator uses it to learn an input's shape safely, even for an
     /// input that crashes the process.
     #[cfg(feature = "campaign")]
     pub(crate) fn set_generate_only(&mut self, on: bool) {
