@@ -5,13 +5,13 @@
 //! itself (leaves) come first, fewest fields first, then recursive variants in
 //! declaration order. Past the nesting limit only leaves are drawn, so values
 //! of recursive types are finite by construction and shrink towards a leaf.
-//! Everything is wrapped in `Source::nested`, which records a span per value
+//! Everything is wrapped in `__private::nested`, which records a span per value
 //! (shrinking replaces a subtree by a subtree) and tracks nesting depth.
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Error, Fields, GenericParam, parse_quote};
+use syn::{Data, DataEnum, DeriveInput, Error, Fields, GenericParam, parse_quote};
 
 pub fn expand(mut input: DeriveInput) -> syn::Result<TokenStream> {
     let name = input.ident.clone();
@@ -23,53 +23,7 @@ pub fn expand(mut input: DeriveInput) -> syn::Result<TokenStream> {
     }
     let body = match &input.data {
         Data::Struct(data) => construct(quote!(Self), &data.fields)?,
-        Data::Enum(data) => {
-            if data.variants.is_empty() {
-                return Err(Error::new(
-                    name.span(),
-                    "cannot generate a value of an enum without variants",
-                ));
-            }
-            let mut variants: Vec<_> = data
-                .variants
-                .iter()
-                .enumerate()
-                .map(|(n, v)| {
-                    let recursive = v
-                        .fields
-                        .iter()
-                        .any(|f| mentions(f.ty.to_token_stream(), &name));
-                    (recursive, if recursive { 0 } else { v.fields.len() }, n, v)
-                })
-                .collect();
-            variants.sort_by_key(|&(recursive, fields, n, _)| (recursive, fields, n));
-            let leaves = variants.iter().filter(|(recursive, ..)| !recursive).count();
-            if leaves == 0 {
-                return Err(Error::new(
-                    name.span(),
-                    format!(
-                        "every variant of `{name}` contains a `{name}`, so no value of it is finite; \
-                         add a variant without one (a base case) for covcheck to generate it"
-                    ),
-                ));
-            }
-            let count = variants.len();
-            let arms = variants
-                .iter()
-                .enumerate()
-                .map(|(index, (_, _, _, variant))| {
-                    let ident = &variant.ident;
-                    let construct = construct(quote!(Self::#ident), &variant.fields)?;
-                    Ok(quote!(#index => #construct,))
-                })
-                .collect::<syn::Result<Vec<_>>>()?;
-            quote! {
-                match __covcheck_src.draw_variant(#count, #leaves) {
-                    #(#arms)*
-                    _ => ::core::unreachable!("draw_variant returns an index below its count"),
-                }
-            }
-        }
+        Data::Enum(data) => enum_body(&name, data)?,
         Data::Union(data) => {
             return Err(Error::new(
                 data.union_token.span(),
@@ -81,8 +35,63 @@ pub fn expand(mut input: DeriveInput) -> syn::Result<TokenStream> {
     Ok(quote! {
         impl #impl_generics ::covcheck_rt::__private::Generate for #name #ty_generics #where_clause {
             fn generate(__covcheck_src: &mut ::covcheck_rt::__private::Source) -> Self {
-                __covcheck_src.nested(::covcheck_rt::__private::label_of::<Self>(), |__covcheck_src| #body)
+                ::covcheck_rt::__private::nested(
+                    __covcheck_src,
+                    ::covcheck_rt::__private::label_of::<Self>(),
+                    |__covcheck_src| #body,
+                )
             }
+        }
+    })
+}
+
+/// An expression drawing a variant of the enum `name` and building it.
+/// Variants are ordered so that index zero is the simplest: leaves (no
+/// field mentions the type) before recursive variants, fewer fields first.
+fn enum_body(name: &syn::Ident, data: &DataEnum) -> syn::Result<TokenStream> {
+    if data.variants.is_empty() {
+        return Err(Error::new(
+            name.span(),
+            "cannot generate a value of an enum without variants",
+        ));
+    }
+    let mut variants: Vec<_> = data
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(n, v)| {
+            let recursive = v
+                .fields
+                .iter()
+                .any(|f| mentions(f.ty.to_token_stream(), name));
+            (recursive, if recursive { 0 } else { v.fields.len() }, n, v)
+        })
+        .collect();
+    variants.sort_by_key(|&(recursive, fields, n, _)| (recursive, fields, n));
+    let leaves = variants.iter().filter(|(recursive, ..)| !recursive).count();
+    if leaves == 0 {
+        return Err(Error::new(
+            name.span(),
+            format!(
+                "every variant of `{name}` contains a `{name}`, so no value of it is finite; \
+                 add a variant without one (a base case) for covcheck to generate it"
+            ),
+        ));
+    }
+    let count = variants.len();
+    let arms = variants
+        .iter()
+        .enumerate()
+        .map(|(index, (_, _, _, variant))| {
+            let ident = &variant.ident;
+            let construct = construct(quote!(Self::#ident), &variant.fields)?;
+            Ok(quote!(#index => #construct,))
+        })
+        .collect::<syn::Result<Vec<_>>>()?;
+    Ok(quote! {
+        match __covcheck_src.draw_variant(#count, #leaves) {
+            #(#arms)*
+            _ => ::core::unreachable!("draw_variant returns an index below its count"),
         }
     })
 }

@@ -6,12 +6,30 @@ mod property;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into a property test. See the `covcheck-rt` crate docs.
+/// Turns a function into a property test: a `#[test]` with the same name
+/// whose arguments covcheck generates, and which must pass for every one.
 ///
 /// ```ignore
-/// #[covcheck(cases = 1000, size = 20, seed = 42)]
-/// fn round_trips(#[generate(generators::range(0..100))] n: u32, text: String) { ... }
+/// use covcheck_rt::{covcheck, generators};
+///
+/// #[covcheck(cases = 1000, size = 20)]
+/// fn parses_what_it_prints(#[generate(generators::range(0u32..100))] n: u32, text: String) {
+///     // ...
+/// }
 /// ```
+///
+/// - Each argument needs a plain name (`x: T` or `mut x: T`) and a type that
+///   implements `Debug` and `Generate`, unless `#[generate(expr)]` gives it a
+///   generator.
+/// - The function returns `()` or `Result<(), E>` with `E: Debug`; a panic
+///   or an `Err` fails the case.
+/// - Options: `cases` (random cases per `cargo test`, default 256), `size`
+///   (the longest open-ended collection or string, default 100), `seed` (a
+///   fixed RNG seed) and `depth` (the nesting depth of recursive values,
+///   default 8). `COVCHECK_CASES`, `COVCHECK_SIZE`, `COVCHECK_SEED` and
+///   `COVCHECK_DEPTH` override them for one run.
+/// - Other attributes (`#[ignore]`, `#[cfg(...)]`, docs) stay on the test;
+///   `#[test]` and `#[should_panic]` are compile errors that say what to do.
 #[proc_macro_attribute]
 pub fn covcheck(args: TokenStream, item: TokenStream) -> TokenStream {
     property::expand(args.into(), item.into())
@@ -19,9 +37,24 @@ pub fn covcheck(args: TokenStream, item: TokenStream) -> TokenStream {
         .into()
 }
 
-/// Derives `covcheck_rt::Generate` for a struct or enum. Enum variants are
-/// ordered so that index zero is the simplest non-recursive variant; fields
-/// can use a custom generator with `#[generate(expr)]`.
+/// Derives `covcheck_rt::Generate` for a struct or enum.
+///
+/// Fields are generated in order, each with its type's `Generate`, or with
+/// the generator that `#[generate(expr)]` on the field names. An enum's
+/// variants are ordered so that index zero, which shrinking moves towards,
+/// is the simplest: variants none of whose fields mention the type come
+/// first (fewest fields first), then the recursive ones. Past the nesting
+/// depth only the former are drawn, so values are finite, and an enum needs
+/// at least one of them. Type parameters get a `Generate` bound.
+///
+/// ```ignore
+/// #[derive(Debug, Generate)]
+/// enum Json {
+///     Null,
+///     Number(#[generate(generators::range(-1000i64..=1000))] i64),
+///     Array(Vec<Json>),
+/// }
+/// ```
 #[proc_macro_derive(Generate, attributes(generate))]
 pub fn derive_generate(input: TokenStream) -> TokenStream {
     derive::expand(syn::parse_macro_input!(input as syn::DeriveInput))

@@ -73,6 +73,49 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let options = parse_options(args)?;
     let mut function: ItemFn = syn::parse2(item)?;
     check_signature(&function)?;
+    let test_attrs = test_attributes(&function)?;
+    let args = collect_args(&mut function)?;
+
+    let name = function.sig.ident.clone();
+    let vis = function.vis.clone();
+    let body_name = format_ident!("__covcheck_property_{}", name);
+    function.sig.ident = body_name.clone();
+    function.attrs.clear();
+    function.vis = syn::Visibility::Inherited;
+
+    let info = info_function(&name, &options);
+    let closure = property_closure(&args, &body_name, &function.sig.output);
+    Ok(quote! {
+        #(#test_attrs)*
+        #[test]
+        #vis fn #name() {
+            #[allow(clippy::needless_pass_by_value)]
+            #function
+
+            #info
+
+            // Registers the property before `main`, so that `cargo covcheck`
+            // can ask the built test binary which properties it holds
+            // (`COVCHECK_LIST=1 <binary> --list`) without parsing source.
+            #[used]
+            #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = ".init_array"))]
+            #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
+            static __COVCHECK_REGISTER: extern "C" fn() = {
+                extern "C" fn __covcheck_register() {
+                    ::covcheck_rt::__private::register(__covcheck_info);
+                }
+                __covcheck_register
+            };
+
+            #closure
+            ::covcheck_rt::__private::run_test(&__covcheck_info(), &__covcheck_closure);
+        }
+    })
+}
+
+/// The attributes kept on the generated test (`#[ignore]`, `#[cfg]`, docs...);
+/// `#[should_panic]` and `#[test]` are errors.
+fn test_attributes(function: &ItemFn) -> syn::Result<Vec<syn::Attribute>> {
     let mut test_attrs = Vec::new();
     for attr in &function.attrs {
         if attr.path().is_ident("should_panic") {
@@ -91,15 +134,51 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         }
         test_attrs.push(attr.clone());
     }
-    let args = collect_args(&mut function)?;
+    Ok(test_attrs)
+}
 
-    let name = function.sig.ident.clone();
-    let vis = function.vis.clone();
-    let body_name = format_ident!("__covcheck_property_{}", name);
-    function.sig.ident = body_name.clone();
-    function.attrs.clear();
-    function.vis = syn::Visibility::Inherited;
+/// `fn __covcheck_info()`: what the runtime knows about the property.
+fn info_function(name: &syn::Ident, options: &Options) -> TokenStream {
+    let option = |value: &Option<TokenStream>| match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (cases, size, seed, depth) = (
+        option(&options.cases),
+        option(&options.size),
+        option(&options.seed),
+        option(&options.depth),
+    );
+    let name_text = name.to_string();
+    quote! {
+        fn __covcheck_info() -> ::covcheck_rt::__private::PropertyInfo {
+            ::covcheck_rt::__private::PropertyInfo {
+                name: #name_text,
+                module_path: ::core::module_path!(),
+                crate_root: ::core::env!("CARGO_MANIFEST_DIR"),
+                package: ::core::env!("CARGO_PKG_NAME"),
+                target: ::covcheck_rt::__private::Target::detect(
+                    ::core::option_env!("CARGO_TARGET_TMPDIR"),
+                    ::core::option_env!("CARGO_BIN_NAME"),
+                    ::core::env!("CARGO_CRATE_NAME"),
+                ),
+                attributes: ::covcheck_rt::__private::Attributes {
+                    cases: #cases,
+                    size: #size,
+                    seed: #seed,
+                    depth: #depth,
+                },
+            }
+        }
+    }
+}
 
+/// The generators given with `#[generate(...)]`, built once, then
+/// `let __covcheck_closure`: the non-generic closure the runtime runs for
+/// each case. It generates every argument, records their renderings when
+/// asked, stops there when only the arguments are wanted, and calls the
+/// body (`body_name`), turning a returned `Err` into its `Debug` text.
+fn property_closure(args: &[Arg], body_name: &syn::Ident, output: &ReturnType) -> TokenStream {
     let generators = args.iter().enumerate().filter_map(|(n, arg)| {
         let expr = arg.generator.as_ref()?;
         let var = format_ident!("__covcheck_generator_{}", n);
@@ -121,10 +200,10 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let renders = args.iter().map(|arg| {
         let ident = &arg.name;
         let text = ident.to_string();
-        quote_spanned!(arg.ty.span()=> __covcheck_src.render_arg(#text, &#ident);)
+        quote_spanned!(arg.ty.span()=> ::covcheck_rt::__private::render_arg(__covcheck_src, #text, &#ident);)
     });
     let call_args = args.iter().map(|arg| &arg.name);
-    let call = match &function.sig.output {
+    let call = match output {
         ReturnType::Type(..) => quote! {
             match #body_name(#(#call_args),*) {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
@@ -136,74 +215,21 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             ::core::result::Result::Ok(())
         },
     };
-    let option = |value: &Option<TokenStream>| match value {
-        Some(v) => quote!(::core::option::Option::Some(#v)),
-        None => quote!(::core::option::Option::None),
-    };
-    let (cases, size, seed, depth) = (
-        option(&options.cases),
-        option(&options.size),
-        option(&options.seed),
-        option(&options.depth),
-    );
-    let name_text = name.to_string();
-
-    Ok(quote! {
-        #(#test_attrs)*
-        #[test]
-        #vis fn #name() {
-            #[allow(clippy::needless_pass_by_value)]
-            #function
-
-            fn __covcheck_info() -> ::covcheck_rt::__private::PropertyInfo {
-                ::covcheck_rt::__private::PropertyInfo {
-                    name: #name_text,
-                    module_path: ::core::module_path!(),
-                    crate_root: ::core::env!("CARGO_MANIFEST_DIR"),
-                    package: ::core::env!("CARGO_PKG_NAME"),
-                    target: ::covcheck_rt::__private::Target::detect(
-                        ::core::option_env!("CARGO_TARGET_TMPDIR"),
-                        ::core::option_env!("CARGO_BIN_NAME"),
-                        ::core::env!("CARGO_CRATE_NAME"),
-                    ),
-                    attributes: ::covcheck_rt::__private::Attributes {
-                        cases: #cases,
-                        size: #size,
-                        seed: #seed,
-                        depth: #depth,
-                    },
-                }
+    quote! {
+        #(#generators)*
+        let __covcheck_closure = |__covcheck_src: &mut ::covcheck_rt::__private::Source|
+            -> ::core::result::Result<(), ::std::string::String> {
+            #(#draws)*
+            if ::covcheck_rt::__private::is_rendering(__covcheck_src) {
+                #(#renders)*
             }
-
-            // Registers the property before `main`, so that `cargo covcheck`
-            // can ask the built test binary which properties it holds
-            // (`COVCHECK_LIST=1 <binary> --list`) without parsing source.
-            #[used]
-            #[cfg_attr(any(target_os = "linux", target_os = "android", target_os = "freebsd"), unsafe(link_section = ".init_array"))]
-            #[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
-            static __COVCHECK_REGISTER: extern "C" fn() = {
-                extern "C" fn __covcheck_register() {
-                    ::covcheck_rt::__private::register(__covcheck_info);
-                }
-                __covcheck_register
-            };
-
-            #(#generators)*
-            let __covcheck_closure = |__covcheck_src: &mut ::covcheck_rt::__private::Source|
-                -> ::core::result::Result<(), ::std::string::String> {
-                #(#draws)*
-                if __covcheck_src.is_rendering() {
-                    #(#renders)*
-                }
-                if __covcheck_src.is_generate_only() {
-                    return ::core::result::Result::Ok(());
-                }
-                __covcheck_src.begin_body();
-                #call
-            };
-            ::covcheck_rt::__private::run_test(&__covcheck_info(), &__covcheck_closure);
-        }
-    })
+            if ::covcheck_rt::__private::is_generate_only(__covcheck_src) {
+                return ::core::result::Result::Ok(());
+            }
+            ::covcheck_rt::__private::begin_body(__covcheck_src);
+            #call
+        };
+    }
 }
 
 fn check_signature(function: &ItemFn) -> syn::Result<()> {

@@ -63,10 +63,6 @@ impl Span {
     pub fn len(&self) -> usize {
         self.end - self.start
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.start == self.end
-    }
 }
 
 /// The order in which shrinking prefers candidates: shorter first, then
@@ -186,6 +182,16 @@ pub fn char_index(c: char) -> u64 {
         point -= 0x800;
     }
     (point + CHAR_COUNT - u64::from(b'a')) % CHAR_COUNT
+}
+
+/// Trailing zero choices are implied (reading past the end yields zero), so
+/// seed files leave them out.
+pub(crate) fn trim_trailing_zeros(indices: &[u64]) -> &[u64] {
+    let len = indices
+        .iter()
+        .rposition(|&i| i != 0)
+        .map_or(0, |last| last + 1);
+    &indices[..len]
 }
 
 #[cfg(test)]

@@ -17,9 +17,13 @@ pub const DEFAULT_CASES: usize = 256;
 /// Options given as `#[covcheck(cases = 1000, size = 20, seed = 42, depth = 5)]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Attributes {
+    /// Random cases per `cargo test` run.
     pub cases: Option<usize>,
+    /// The longest open-ended collection or string.
     pub size: Option<usize>,
+    /// A fixed RNG seed for the random cases.
     pub seed: Option<u64>,
+    /// The nesting depth past which recursive values take a leaf.
     pub depth: Option<u32>,
 }
 

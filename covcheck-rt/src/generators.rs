@@ -12,13 +12,15 @@
 //! # let _ = (port, name, sized);
 //! ```
 
+pub use crate::generate::{Any, BoxedGenerator, Filter, FlatMap, Generator, Map};
+pub use crate::int::Int;
+
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 use std::rc::Rc;
 
-use crate::generate::{Any, Generate};
-use crate::int::Int;
-use crate::source::{Source, label_of};
+use crate::generate::Generate;
+use crate::source::{Source, label_of, nested};
 
 /// Generates any value of `T` with its [`Generate`] implementation.
 pub fn any<T: Generate>() -> Any<T> {
@@ -197,7 +199,7 @@ impl<T> Generator for Weighted<T> {
                 0
             },
         );
-        src.nested(label_of::<Self>(), |src| {
+        nested(src, label_of::<Self>(), |src| {
             self.choices[index as usize].1.generate(src)
         })
     }
@@ -221,7 +223,7 @@ pub fn vec<G: Generator>(element: G, len: impl RangeBounds<usize>) -> VecOf<G> {
     VecOf { element, min, max }
 }
 
-/// See [`vec`].
+/// See [`vec()`].
 pub struct VecOf<G> {
     element: G,
     min: usize,
@@ -291,7 +293,7 @@ impl<T: 'static> Generator for Recursive<T> {
     type Value = T;
     fn generate(&self, src: &mut Source) -> T {
         let is_branch = self.level < self.shared.max_depth && src.draw_variant(2, 1) == 1;
-        src.nested(label_of::<Self>(), |src| {
+        nested(src, label_of::<Self>(), |src| {
             if is_branch {
                 let children = Recursive {
                     shared: Rc::clone(&self.shared),
@@ -313,8 +315,6 @@ macro_rules! one_of {
         $crate::generators::one_of(::std::vec![$($crate::generators::Generator::boxed($generator)),+])
     };
 }
-
-pub use crate::generate::{BoxedGenerator, Generator};
 
 #[cfg(test)]
 mod tests {

@@ -127,7 +127,7 @@ pub fn int_index(rng: &mut Rng, domain: &IntDomain, bits: u32, signed: bool) -> 
     rng.at_most_u128(max)
 }
 
-/// The ordinal (see [`crate::generate::Int`]) of `value` wrapped to a `bits`-wide
+/// The ordinal (see [`crate::int::Ordinal`]) of `value` wrapped to a `bits`-wide
 /// integer, the way `value as T` wraps.
 fn wrap_to_ordinal(value: i128, bits: u32, signed: bool) -> u128 {
     let raw = value as u128;

@@ -1,11 +1,24 @@
-//! [`Int`]: every Rust integer type seen as an *ordinal* in `u128`.
+//! [`Int`]: the integer types covcheck draws, each seen as an *ordinal* in
+//! `u128` ([`Ordinal`]).
 //!
 //! Ordinals preserve order across all widths and signedness (signed values
 //! are offset by 2^127), so one [`crate::choice::IntDomain`] implementation
 //! serves `u8` through `i128`, and ranges of any of them.
 
-/// An integer type covcheck can draw. Implemented for all primitive integers.
-pub trait Int: Copy + Ord + std::fmt::Debug + 'static {
+/// A primitive integer type: `u8`, `u16`, `u32`, `u64`, `u128`, `usize`,
+/// `i8`, `i16`, `i32`, `i64`, `i128` or `isize`. What
+/// [`Source::draw_int`](crate::Source::draw_int) and
+/// [`generators::range`](crate::generators::range) take.
+///
+/// It cannot be implemented outside covcheck, and has no methods of its own:
+/// how covcheck maps integers to choices is not part of its API.
+pub trait Int: Ordinal {}
+
+impl<T: Ordinal> Int for T {}
+
+/// An integer type as an ordinal in `u128`: the runtime's side of [`Int`].
+/// Public in name only (this module is private), which seals [`Int`].
+pub trait Ordinal: Copy + Ord + std::fmt::Debug + 'static {
     const BITS: u32;
     const SIGNED: bool;
     const MIN: Self;
@@ -13,13 +26,13 @@ pub trait Int: Copy + Ord + std::fmt::Debug + 'static {
     const ZERO: Self;
     /// An order-preserving map into `u128`.
     fn to_ordinal(self) -> u128;
-    /// Inverse of [`Int::to_ordinal`] (only called on ordinals of this type).
+    /// Inverse of [`Ordinal::to_ordinal`] (only called on ordinals of this type).
     fn from_ordinal(ordinal: u128) -> Self;
 }
 
 macro_rules! int_impls {
     (signed: $($s:ty),*; unsigned: $($u:ty),*) => {
-        $(impl Int for $s {
+        $(impl Ordinal for $s {
             const BITS: u32 = <$s>::BITS;
             const SIGNED: bool = true;
             const MIN: Self = <$s>::MIN;
@@ -32,7 +45,7 @@ macro_rules! int_impls {
                 (ordinal ^ (1 << 127)) as i128 as $s
             }
         })*
-        $(impl Int for $u {
+        $(impl Ordinal for $u {
             const BITS: u32 = <$u>::BITS;
             const SIGNED: bool = false;
             const MIN: Self = <$u>::MIN;

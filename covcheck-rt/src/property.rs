@@ -13,6 +13,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 
 use crate::choice::{Choice, Span};
+use crate::coverage_gate;
 use crate::source::Source;
 use crate::text::escape_invalid_utf8;
 
@@ -20,7 +21,7 @@ use crate::text::escape_invalid_utf8;
 /// source, records their renderings when asked, and runs the body. `Err`
 /// carries the `Debug` rendering of an `Err` the body returned.
 ///
-/// Not generic on purpose: the campaign engine must not be monomorphised into
+/// Not generic on purpose: the campaign code must not be monomorphised into
 /// (and instrumented with) the user's crate.
 pub type PropertyFn<'a> = dyn Fn(&mut Source) -> Result<(), String> + 'a;
 
@@ -91,16 +92,14 @@ impl Case {
 /// Runs `property` on `src`, recording argument renderings when `render`.
 pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case {
     install_hook();
-    #[cfg(feature = "campaign")]
-    crate::engine::sancov::set_in_body(false);
+    coverage_gate::set_open(false);
     src.set_rendering(render);
     CAPTURING.with(|c| c.set(true));
     LAST_PANIC.with(|p| p.borrow_mut().take());
     crate::case_watch::executed();
     let result = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
     CAPTURING.with(|c| c.set(false));
-    #[cfg(feature = "campaign")]
-    crate::engine::sancov::set_in_body(false);
+    coverage_gate::set_open(false);
     let status = match result {
         Ok(Ok(())) => Status::Passed,
         Ok(Err(message)) => Status::Failed(Failure {
@@ -123,6 +122,7 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
 /// returns the source with the choices it made. Nothing the body does can
 /// happen here, so a campaign draws fresh inputs and learns shapes this way
 /// and runs bodies only where a crash or a hang is caught with its input.
+#[cfg(feature = "campaign")]
 pub fn generate_only(property: &PropertyFn<'_>, mut src: Source) -> Source {
     install_hook();
     src.set_generate_only(true);
@@ -195,8 +195,21 @@ pub fn reject(reason: &str) -> ! {
 }
 
 /// Rejects the current case unless `condition` holds, like Hypothesis'
-/// `assume`. Too many rejections fail the property with an explanation; prefer
-/// generating valid inputs directly.
+/// `assume`: a rejected case neither passes nor fails, and is not counted.
+/// Too many rejections fail the property with an explanation; prefer
+/// generating valid inputs directly (a [`crate::generators::range`], a
+/// [`crate::Generator::map`]).
+///
+/// ```
+/// use covcheck_rt::{assume, covcheck};
+///
+/// #[covcheck]
+/// fn division_rounds_down(a: u32, b: u32) {
+///     assume(b != 0);
+///     assert!(a / b * b <= a);
+/// }
+/// # fn main() {}
+/// ```
 pub fn assume(condition: bool) {
     if !condition {
         reject("assume(false)");
@@ -224,6 +237,7 @@ static INSTALL: Once = Once::new();
 /// Replaces whatever panic hook is installed (LibAFL's ends the process on
 /// any panic, even one that is caught) by covcheck's capturing hook, which
 /// prints uncaptured panics like the default hook does.
+#[cfg(feature = "campaign")]
 pub fn take_over_panic_hook() {
     let _replaced = panic::take_hook();
     // After `take_hook` the default hook is installed; take it to chain to.

@@ -4,7 +4,7 @@
 //! Nothing here prints, panics on a property failure or touches the file
 //! system; [`crate::harness`] turns the results into a test outcome and a
 //! report. Keeping it pure is what lets the shrinking results be tested
-//! exactly, and lets the campaign engine reuse the same pieces.
+//! exactly, and lets campaigns reuse the same pieces.
 
 use crate::config::Config;
 use crate::property::{Case, PropertyFn, Status, execute};
@@ -17,7 +17,7 @@ use covcheck_protocol::seeds::Seed;
 #[derive(Debug)]
 pub enum BurstOutcome {
     /// Every generated case passed.
-    Passed { cases: usize, rejected: usize },
+    Passed,
     /// Case number `case_number` (1-based) failed.
     Failed { case: Case, case_number: usize },
     /// Generation rejected so many cases that the property was barely tested.
@@ -41,15 +41,6 @@ impl<'a, 'p> Runner<'a, 'p> {
 
     pub fn config(&self) -> &Config {
         &self.config
-    }
-
-    /// Replays recorded choices, rendering the arguments.
-    pub fn replay(&self, indices: Vec<u64>) -> Case {
-        execute(
-            self.property,
-            Source::replay(indices, self.config.limits),
-            true,
-        )
     }
 
     /// Replays a saved seed, under at least the size limit it was found
@@ -99,10 +90,7 @@ impl<'a, 'p> Runner<'a, 'p> {
                 }
             }
         }
-        BurstOutcome::Passed {
-            cases: passed,
-            rejected,
-        }
+        BurstOutcome::Passed
     }
 
     /// Shrinks a failing case within the configured budget.
@@ -116,7 +104,8 @@ impl<'a, 'p> Runner<'a, 'p> {
     }
 
     /// Burst then shrink: the minimal failing case found from `seed`, if any.
-    /// A convenience for tests and tools that want the result, not a report.
+    /// A convenience for tests that want the result, not a report.
+    #[cfg(test)]
     pub fn find_minimal_failure(&self, seed: u64) -> Option<Shrunk> {
         match self.burst(seed) {
             BurstOutcome::Failed { case, .. } => Some(self.shrink(case)),

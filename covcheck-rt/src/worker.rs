@@ -1,20 +1,33 @@
 //! The worker side of `cargo covcheck`: a property's `#[test]` function,
 //! started by the CLI with [`WORKER_ENV`] set, runs a campaign (or shrinks a
 //! crash, or minimizes a corpus) instead of the plain `cargo test` burst, or
-//! replays its seeds one by one for `cargo covcheck replay`. See
-//! [`crate::protocol`].
+//! replays its seeds one by one for `cargo covcheck replay`. It also prints
+//! the property's line when the CLI lists a test binary's properties
+//! ([`register`]). The messages are those of [`covcheck_protocol::worker`].
 
+use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use crate::config::Config;
-use crate::harness::PropertyInfo;
+use crate::info::PropertyInfo;
 use crate::property::PropertyFn;
 use crate::runner::Runner;
 use crate::watchdog::Watchdog;
 use covcheck_protocol::seeds::SeedKind;
 use covcheck_protocol::worker::{
-    Event, Progress, SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, emit,
+    Event, LIST_ENV, LIST_PREFIX, Progress, SeedResult, WORKER_ENV, WorkerConfig, WorkerMode, emit,
 };
+
+/// Called for every property before `main` (see the macro): when
+/// `cargo covcheck` asks for the list, prints this property's line.
+pub fn register(info: fn() -> PropertyInfo) {
+    if std::env::var_os(LIST_ENV).is_some() {
+        let line = serde_json::to_string(&info().listing()).expect("listings serialize");
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{LIST_PREFIX}{line}");
+        let _ = out.flush();
+    }
+}
 
 /// The worker request addressed to this property, if any. A request that
 /// cannot be read is reported as an error event and ends the process: the

@@ -171,10 +171,6 @@ impl FeatureSet {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// How many features both sets hold.
     pub fn common(&self, other: &FeatureSet) -> usize {
         self.words

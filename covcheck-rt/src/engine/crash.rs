@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Config;
 use crate::engine::{campaign_limits, finding_from_shrunk};
-use crate::harness::PropertyInfo;
+use crate::info::PropertyInfo;
 use crate::property::{PropertyFn, Status, execute};
 use crate::shrink::{ShrinkBudget, shrink};
 use crate::source::{Limits, Source};
@@ -62,57 +62,12 @@ pub fn run_forked(
         }
         let pid = libc::fork();
         if pid == 0 {
-            // A child left behind by a worker that was killed would run on.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            let limit = libc::rlimit {
-                rlim_cur: data_limit,
-                rlim_max: data_limit,
-            };
-            libc::setrlimit(libc::RLIMIT_DATA, &limit);
-            libc::close(fds[0]);
-            libc::dup2(fds[1], 2);
-            let case = execute(property, Source::replay(indices.to_vec(), limits), false);
-            let code = match case.status {
-                Status::Failed(_) => CHILD_PANICKED,
-                _ => CHILD_PASSED,
-            };
-            libc::_exit(code);
+            run_child(property, indices, limits, data_limit, fds);
         }
         libc::close(fds[1]);
         libc::fcntl(fds[0], libc::F_SETFL, libc::O_NONBLOCK);
-        let mut stderr = std::fs::File::from_raw_fd(fds[0]);
-        let mut output = Vec::new();
-        let started = Instant::now();
-        let mut status = 0;
-        let mut memory = MemoryTrend::default();
-        let killed_for = loop {
-            let mut chunk = [0u8; 4096];
-            while let Ok(n @ 1..) = stderr.read(&mut chunk) {
-                if output.len() < 65536 {
-                    output.extend_from_slice(&chunk[..n]);
-                }
-            }
-            if libc::waitpid(pid, &mut status, libc::WNOHANG) == pid {
-                break None;
-            }
-            let resident = resident_mb(pid);
-            memory.observe(resident);
-            let over = if resident > rss_limit_mb {
-                Some(FailureKind::OutOfMemory)
-            } else if started.elapsed() > timeout && !memory.still_growing(started, timeout) {
-                Some(FailureKind::Timeout)
-            } else {
-                None
-            };
-            if let Some(kind) = over {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
-                break Some(kind);
-            }
-            std::thread::sleep(Duration::from_micros(200));
-        };
-        let _ = stderr.read_to_end(&mut output);
-        let text = String::from_utf8_lossy(&output).into_owned();
+        let stderr = std::fs::File::from_raw_fd(fds[0]);
+        let (status, killed_for, text) = watch_child(pid, stderr, timeout, rss_limit_mb);
         if let Some(kind) = killed_for {
             let detail = match kind {
                 FailureKind::Timeout => format!("ran longer than {} ms", timeout.as_millis()),
@@ -122,6 +77,91 @@ pub fn run_forked(
         }
         classify(status, &text)
     }
+}
+
+/// The forked child: runs the input with its data segments limited to
+/// `data_limit` bytes and its stderr sent to the pipe `fds`, and exits with
+/// a status that says whether the property passed or panicked.
+///
+/// # Safety
+/// Only in the child of a `fork`, with `fds` from `pipe`.
+unsafe fn run_child(
+    property: &PropertyFn<'_>,
+    indices: &[u64],
+    limits: Limits,
+    data_limit: libc::rlim_t,
+    fds: [i32; 2],
+) -> ! {
+    // SAFETY: plain libc calls in the child, which only runs the property.
+    unsafe {
+        // A child left behind by a worker that was killed would run on.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let limit = libc::rlimit {
+            rlim_cur: data_limit,
+            rlim_max: data_limit,
+        };
+        libc::setrlimit(libc::RLIMIT_DATA, &limit);
+        libc::close(fds[0]);
+        libc::dup2(fds[1], 2);
+        let case = execute(property, Source::replay(indices.to_vec(), limits), false);
+        let code = match case.status {
+            Status::Failed(_) => CHILD_PANICKED,
+            _ => CHILD_PASSED,
+        };
+        libc::_exit(code)
+    }
+}
+
+/// Waits for the child `pid`, collecting what it writes to `stderr`, and
+/// kills it once it runs past `timeout` (with its memory standing still) or
+/// past `rss_limit_mb`. Returns its wait status, the limit it was killed
+/// for, if any, and its stderr.
+fn watch_child(
+    pid: libc::pid_t,
+    mut stderr: std::fs::File,
+    timeout: Duration,
+    rss_limit_mb: u64,
+) -> (i32, Option<FailureKind>, String) {
+    let mut output = Vec::new();
+    let started = Instant::now();
+    let mut status = 0;
+    let mut memory = MemoryTrend::default();
+    let killed_for = loop {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n @ 1..) = stderr.read(&mut chunk) {
+            if output.len() < 65536 {
+                output.extend_from_slice(&chunk[..n]);
+            }
+        }
+        // SAFETY: `pid` is this process's child.
+        if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+            break None;
+        }
+        let resident = resident_mb(pid);
+        memory.observe(resident);
+        let over = if resident > rss_limit_mb {
+            Some(FailureKind::OutOfMemory)
+        } else if started.elapsed() > timeout && !memory.still_growing(started, timeout) {
+            Some(FailureKind::Timeout)
+        } else {
+            None
+        };
+        if let Some(kind) = over {
+            // SAFETY: as above.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            break Some(kind);
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let _ = stderr.read_to_end(&mut output);
+    (
+        status,
+        killed_for,
+        String::from_utf8_lossy(&output).into_owned(),
+    )
 }
 
 /// Whether a child's memory is still growing. A run past the timeout whose

@@ -21,7 +21,9 @@ pub mod mutator;
 pub mod sancov;
 pub mod scheduler;
 
-use crate::harness::{PropertyInfo, trim_trailing_zeros};
+use crate::choice::trim_trailing_zeros;
+use crate::engine::inflight::Inflight;
+use crate::info::PropertyInfo;
 use crate::property::{Case, PropertyFn};
 use crate::shrink::Shrunk;
 use crate::source::Limits;
@@ -42,6 +44,25 @@ pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &Work
     if let Err(message) = result {
         emit(&Event::Error { message });
     }
+}
+
+/// The instrumented build's coverage counters (start, length in bytes); an
+/// error naming the way out when the test binary is not instrumented.
+pub(crate) fn instrumented_counters(info: &PropertyInfo) -> Result<(*mut u8, usize), String> {
+    let counters = sancov::counters();
+    if counters.1 == 0 {
+        return Err(format!(
+            "`{}` is not instrumented (no coverage counters): build it with `cargo covcheck`",
+            info.full_path()
+        ));
+    }
+    Ok(counters)
+}
+
+/// The in-flight slot the supervisor reads when this worker dies.
+pub(crate) fn open_inflight(request: &WorkerConfig) -> Result<Inflight, String> {
+    Inflight::open(&request.inflight_path)
+        .map_err(|e| format!("cannot map {}: {e}", request.inflight_path.display()))
 }
 
 /// The limits a campaign generates and replays under: the property's own,

@@ -83,19 +83,12 @@ const MAX_BYTES: usize = 512;
 const MAX_BYTES_LEN: usize = 64;
 
 static TRACING: AtomicBool = AtomicBool::new(false);
-/// Set while the property's body runs (not its argument generation): the
-/// generators are monomorphised into the instrumented crate, and their many
-/// comparisons would drown the ones the code under test makes.
-static IN_BODY: AtomicBool = AtomicBool::new(false);
 
-/// Marks the start (or end) of the property's body; see [`IN_BODY`].
-pub fn set_in_body(on: bool) {
-    IN_BODY.store(on, Ordering::Relaxed);
-}
-
+/// Only the property's body is traced, not its argument generation: see
+/// [`crate::coverage_gate`].
 #[inline(always)]
 fn recording() -> bool {
-    TRACING.load(Ordering::Relaxed) && IN_BODY.load(Ordering::Relaxed)
+    TRACING.load(Ordering::Relaxed) && crate::coverage_gate::is_open()
 }
 static LOG: Mutex<Comparisons> = Mutex::new(Comparisons {
     ints: Vec::new(),

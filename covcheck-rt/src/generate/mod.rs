@@ -2,7 +2,7 @@
 //!
 //! Two traits, for two jobs:
 //! - [`Generate`] is *the* way to make a value of a type. It is implemented for
-//!   std types ([`std_impls`]) and derived for user types with
+//!   std types (`std_impls`) and derived for user types with
 //!   `#[derive(Generate)]`, and it is what a property argument uses by default.
 //! - [`Generator`] is a *value* that generates: ranges, `one_of`, `map`,
 //!   `filter`, dependent and recursive generation ([`crate::generators`]). An
@@ -18,18 +18,46 @@ use std::rc::Rc;
 
 use crate::source::Source;
 
-/// A type covcheck can generate. Derive it with `#[derive(Generate)]`.
+/// A type covcheck can generate: what a property argument of that type is
+/// generated with, unless it names a generator with `#[generate(...)]`.
 ///
-/// Implementations must read all their randomness from `src`, and index zero
-/// of every draw must give the type's simplest value.
+/// The standard library's types implement it (integers, `bool`, `char`,
+/// floats, `String`, tuples, arrays, `Option`, `Result`, `Box`, `Rc`, `Arc`,
+/// the collections of `std::collections`, `Duration`, ...). Derive it for
+/// your structs and enums with `#[derive(Generate)]`: fields are generated in
+/// order (a field can name a generator with `#[generate(...)]`), and an
+/// enum's simplest value is its simplest non-recursive variant.
+///
+/// To implement it by hand, build the value from the draws of `src` (see
+/// [`Source`] for the two rules), or from other types' `generate`:
+///
+/// ```
+/// use covcheck_rt::{Generate, Source};
+///
+/// #[derive(Debug)]
+/// struct Money { cents: u64, currency: char }
+///
+/// impl Generate for Money {
+///     fn generate(src: &mut Source) -> Self {
+///         let cents = src.draw_int(0u64, 1_000_000);
+///         let currency = ['€', '$', '£'][src.draw_variant(3, 3)];
+///         Money { cents, currency }
+///     }
+/// }
+/// ```
 pub trait Generate: Sized {
+    /// A value built from the choices of `src`.
     fn generate(src: &mut Source) -> Self;
 }
 
-/// A value that generates values of type `Value`: covcheck's strategies.
+/// A value that generates values of type `Value`: what `#[generate(...)]`
+/// takes, on a property argument or a derived field. [`crate::generators`]
+/// builds them; these methods combine them.
 pub trait Generator {
+    /// The type of the generated values.
     type Value;
 
+    /// A value built from the choices of `src`.
     fn generate(&self, src: &mut Source) -> Self::Value;
 
     /// Applies `f` to every generated value. Shrinking still works on the
@@ -43,8 +71,8 @@ pub trait Generator {
     }
 
     /// Keeps only values for which `keep` holds. Each case retries up to
-    /// [`FILTER_TRIES`] times and is then rejected; a property whose cases are
-    /// mostly rejected fails with an explanation rather than running forever.
+    /// 100 times and is then rejected; a property whose cases are mostly
+    /// rejected fails with an explanation rather than running forever.
     /// Prefer generating valid values directly (a range, a `map`).
     fn filter<F>(self, keep: F) -> Filter<Self, F>
     where
@@ -75,9 +103,11 @@ pub trait Generator {
 }
 
 /// How many times [`Generator::filter`] retries within one case.
-pub const FILTER_TRIES: usize = 100;
+const FILTER_TRIES: usize = 100;
 
-/// A type-erased, cheaply clonable [`Generator`].
+/// A type-erased, cheaply clonable [`Generator`], made by
+/// [`Generator::boxed`]: what [`crate::generators::one_of`] takes, and what
+/// a function can return for a generator whose type is long to write.
 pub struct BoxedGenerator<T>(Rc<dyn Generator<Value = T>>);
 
 impl<T> Clone for BoxedGenerator<T> {

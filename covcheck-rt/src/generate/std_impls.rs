@@ -13,14 +13,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Generate;
-use crate::int::Int;
-use crate::source::{Source, label_of};
+use crate::int::Ordinal;
+use crate::source::{Source, label_of, nested};
 
 macro_rules! int_generate {
     ($($t:ty),*) => {$(
         impl Generate for $t {
             fn generate(src: &mut Source) -> Self {
-                src.draw_int(<$t as Int>::MIN, <$t as Int>::MAX)
+                src.draw_int(<$t as Ordinal>::MIN, <$t as Ordinal>::MAX)
             }
         }
     )*};
@@ -152,18 +152,22 @@ impl<K: Generate + Hash + Eq, V: Generate, S: BuildHasher + Default> Generate fo
 
 impl<T: Generate> Generate for Option<T> {
     fn generate(src: &mut Source) -> Self {
-        src.nested(label_of::<Self>(), |src| match src.draw_variant(2, 1) {
-            0 => None,
-            _ => Some(T::generate(src)),
+        nested(src, label_of::<Self>(), |src| {
+            match src.draw_variant(2, 1) {
+                0 => None,
+                _ => Some(T::generate(src)),
+            }
         })
     }
 }
 
 impl<T: Generate, E: Generate> Generate for Result<T, E> {
     fn generate(src: &mut Source) -> Self {
-        src.nested(label_of::<Self>(), |src| match src.draw_variant(2, 2) {
-            0 => Ok(T::generate(src)),
-            _ => Err(E::generate(src)),
+        nested(src, label_of::<Self>(), |src| {
+            match src.draw_variant(2, 2) {
+                0 => Ok(T::generate(src)),
+                _ => Err(E::generate(src)),
+            }
         })
     }
 }

@@ -4,7 +4,7 @@ use super::*;
 use crate::choice::char_index;
 use crate::engine::sancov::IntCmp;
 use crate::generate::Generate;
-use crate::source::{IntDraw, Limits, Source};
+use crate::source::{IntDraw, Limits, Source, nested};
 
 /// The shape of the input that generates `value`, learned without tracing.
 fn shape_of<T: Generate + 'static>(indices: &[u64]) -> Shape {
@@ -21,7 +21,7 @@ fn value_of<T: Generate>(indices: &[u64]) -> T {
 
 #[test]
 fn input_to_state_replaces_the_low_bytes_of_a_masked_comparison() {
-    use crate::int::Int;
+    use crate::int::Ordinal;
     // The program computed `x & 0xFFFF` (0x4242) and compared it with 0xBEEF.
     let value: i64 = 0x1234_5678_0000_4242;
     let draw = IntDraw {
@@ -300,7 +300,7 @@ enum Op {
 
 impl Generate for Op {
     fn generate(src: &mut Source) -> Self {
-        src.nested(0x0b, |src| match src.draw_variant(2, 2) {
+        nested(src, 0x0b, |src| match src.draw_variant(2, 2) {
             0 => Op::Pop,
             _ => Op::Push(u8::generate(src)),
         })

@@ -2,9 +2,10 @@
 //! test finds a failure from a fixed RNG seed and asserts the exact minimal
 //! value the shrinker reaches.
 
-use covcheck_rt::config::Config;
-use covcheck_rt::runner::Runner;
-use covcheck_rt::{Generate, Source};
+use crate::config::Config;
+use crate::runner::Runner;
+use crate::source::render_arg;
+use crate::{Generate, Source};
 
 /// Runs `property` from RNG seed `seed` and returns the minimal failing
 /// input's renderings, `name = value`.
@@ -32,7 +33,7 @@ fn integer_threshold_shrinks_to_the_boundary() {
     for seed in 0..5 {
         let args = minimal(seed, &|src| {
             let x = u64::generate(src);
-            src.render_arg("x", &x);
+            render_arg(src, "x", &x);
             assert!(x < 12345);
             Ok(())
         });
@@ -45,7 +46,7 @@ fn vector_length_shrinks_to_three_zeros() {
     for seed in 0..5 {
         let args = minimal(seed, &|src| {
             let v = Vec::<u32>::generate(src);
-            src.render_arg("v", &v);
+            render_arg(src, "v", &v);
             assert!(v.len() < 3);
             Ok(())
         });
@@ -58,7 +59,7 @@ fn vector_sum_shrinks_to_a_single_element() {
     for seed in 0..5 {
         let args = minimal(seed, &|src| {
             let v = Vec::<i32>::generate(src);
-            src.render_arg("v", &v);
+            render_arg(src, "v", &v);
             assert!(v.iter().map(|&x| x as i64).sum::<i64>() < 1000);
             Ok(())
         });
@@ -100,7 +101,7 @@ fn recursive_tree_shrinks_to_a_single_path_with_zero_leaves() {
     for seed in 0..5 {
         let property = |src: &mut Source| {
             let t = Tree::generate(src);
-            src.render_arg("t", &t);
+            render_arg(src, "t", &t);
             assert!(t.depth() < 3);
             Ok(())
         };
@@ -124,7 +125,7 @@ fn shrinking_keeps_the_failure_location() {
     // second. Shrinking a large failure must not jump to the first bug.
     let property = |src: &mut Source| {
         let x = u32::generate(src);
-        src.render_arg("x", &x);
+        render_arg(src, "x", &x);
         if x >= 1_000_000 {
             panic!("second bug");
         }

@@ -1,5 +1,11 @@
 //! [`Source`]: where generators get their choices from.
 //!
+//! Its public face is the handful of typed draws a hand-written
+//! [`crate::Generate`] uses; the rest (constructors, the primitive draw,
+//! collections and spans, argument renderings) is the runtime's own, and the
+//! few functions that macro-generated code calls live at the bottom of this
+//! file, re-exported through `__private`.
+//!
 //! A source either makes fresh choices with an RNG and the value heuristics
 //! (*random mode*), or replays a recorded sequence of indices (*replay mode*),
 //! which is how seeds are replayed and how every shrink candidate is tried.
@@ -11,6 +17,11 @@
 //! sequence yields index zero, the simplest value, so any prefix of a valid
 //! sequence — and any edit of one — still generates a value.
 
+mod int_draw;
+mod limits;
+#[cfg(test)]
+mod tests;
+
 use std::fmt::Debug;
 
 use crate::choice::{Choice, ChoiceKind, IntDomain, Span, char_from_index, char_index};
@@ -18,61 +29,46 @@ use crate::heuristics;
 use crate::int::Int;
 use crate::rng::Rng;
 
-/// Bounds on how large a generated value may be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Largest length of a collection or string whose own bound is larger.
-    pub max_len: usize,
-    /// Nesting depth past which collections are empty, options are `None` and
-    /// derived enums take their simplest variant, so recursive types terminate.
-    pub max_depth: u32,
-    /// Choices past this many read as zero: a hard cap on one case's size.
-    pub max_choices: usize,
-    /// The longest a collection nested inside another value is *planned*
-    /// in random mode. Campaigns draw fresh inputs with a `max_len` of up to
-    /// 4096 for long byte strings and operation sequences; nested values
-    /// drawn that long (a JSON array of arrays of strings) would multiply
-    /// into inputs of tens of thousands of choices and slow a campaign
-    /// down tenfold. Replays are not bounded by it, so mutations still grow
-    /// nested collections up to `max_len`.
-    pub nested_len: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_len: 100,
-            max_depth: 8,
-            max_choices: covcheck_protocol::inflight::MAX_CHOICES,
-            nested_len: usize::MAX,
-        }
-    }
-}
-
-impl Limits {
-    /// What a seed file records of these limits (its `size`): the size
-    /// limit, when it is not the default.
-    pub fn seed_size(&self) -> Option<usize> {
-        (self.max_len != Limits::default().max_len).then_some(self.max_len)
-    }
-
-    /// The limits to replay `seed` under: these, with at least the size
-    /// limit the seed was found under (a longer input cut short would pass
-    /// silently).
-    pub fn for_seed(self, seed: &covcheck_protocol::seeds::Seed) -> Limits {
-        Limits {
-            max_len: self.max_len.max(seed.file.size.unwrap_or(0)),
-            ..self
-        }
-    }
-}
+pub use int_draw::IntDraw;
+pub use limits::Limits;
 
 enum Mode {
     Random(Rng),
     Replay(Vec<u64>),
 }
 
-/// The choices of one test case, made or replayed. See the module docs.
+/// Where a value's randomness comes from: the choices of one test case.
+///
+/// [`Generate::generate`](crate::Generate::generate) and
+/// [`Generator::generate`](crate::Generator::generate) receive one and build
+/// their value from its draws. A source either makes fresh choices (with
+/// AFL's value heuristics) or replays the choices of a saved seed or of a
+/// shrink candidate, and records every choice it hands out: that record is
+/// what covcheck saves, shrinks and mutates, so any value built from the
+/// draws below shrinks, whatever its type.
+///
+/// Two rules for code that draws:
+/// - read all randomness from the source, never from a global RNG or the
+///   clock, so that the same choices give the same value;
+/// - choice zero of every draw gives the simplest value (`0`, `false`,
+///   `'a'`, `""`, the first variant), which is what shrinking moves towards.
+///   A replayed sequence that runs out yields zeros.
+///
+/// ```
+/// use covcheck_rt::{Generate, Source};
+///
+/// /// Two numbers with `lo <= hi`; `hi` shrinks towards `lo`.
+/// #[derive(Debug)]
+/// struct Interval { lo: u32, hi: u32 }
+///
+/// impl Generate for Interval {
+///     fn generate(src: &mut Source) -> Self {
+///         let lo = src.draw_int(0u32, 1000);
+///         let hi = src.draw_int(lo, 1000);
+///         Interval { lo, hi }
+///     }
+/// }
+/// ```
 pub struct Source {
     mode: Mode,
     choices: Vec<Choice>,
@@ -84,69 +80,14 @@ pub struct Source {
     int_draws: Option<Vec<IntDraw>>,
 }
 
-/// Where an integer was drawn and from which domain: what the campaign
-/// engine needs to turn a choice index into the value the program saw (and
-/// back), for AFL's interesting values, arithmetic and input-to-state
-/// replacement. Recorded only when asked for ([`Source::record_int_draws`]),
-/// so ordinary runs pay nothing for it.
-#[derive(Clone, Copy, Debug)]
-pub struct IntDraw {
-    /// Position of the choice in the sequence.
-    pub position: usize,
-    pub domain: IntDomain,
-    /// Width of the integer type in bits.
-    pub bits: u32,
-    pub signed: bool,
-}
-
-impl IntDraw {
-    /// The value's two's-complement bit pattern (zero-extended to 64 bits)
-    /// for a choice index; `None` for types wider than 64 bits.
-    pub fn value_bits(&self, index: u64) -> Option<u64> {
-        if self.bits > 64 {
-            return None;
-        }
-        let ordinal = self.domain.ordinal(u128::from(index));
-        Some(((ordinal ^ self.sign_flip()) as u64) & self.mask())
-    }
-
-    /// The choice index that draws the value with bit pattern `bits`, if the
-    /// value lies in the domain.
-    pub fn index_of(&self, bits: u64) -> Option<u64> {
-        if self.bits > 64 {
-            return None;
-        }
-        let bits = bits & self.mask();
-        let ordinal = if self.signed {
-            let shift = 64 - self.bits;
-            (((bits << shift) as i64 >> shift) as i128 as u128) ^ self.sign_flip()
-        } else {
-            u128::from(bits)
-        };
-        u64::try_from(self.domain.index(ordinal)?).ok()
-    }
-
-    fn mask(&self) -> u64 {
-        if self.bits >= 64 {
-            u64::MAX
-        } else {
-            (1 << self.bits) - 1
-        }
-    }
-
-    fn sign_flip(&self) -> u128 {
-        if self.signed { 1 << 127 } else { 0 }
-    }
-}
-
 impl Source {
     /// A source making fresh random choices from `seed`.
-    pub fn random(seed: u64, limits: Limits) -> Self {
+    pub(crate) fn random(seed: u64, limits: Limits) -> Self {
         Self::new(Mode::Random(Rng::new(seed)), limits)
     }
 
     /// A source replaying `indices` (then zeros).
-    pub fn replay(indices: Vec<u64>, limits: Limits) -> Self {
+    pub(crate) fn replay(indices: Vec<u64>, limits: Limits) -> Self {
         Self::new(Mode::Replay(indices), limits)
     }
 
@@ -164,7 +105,8 @@ impl Source {
     }
 
     /// The indices a replaying source replays (before the implied zeros).
-    pub fn replayed_indices(&self) -> Option<&[u64]> {
+    #[cfg(feature = "campaign")]
+    pub(crate) fn replayed_indices(&self) -> Option<&[u64]> {
         match &self.mode {
             Mode::Replay(indices) => Some(indices),
             Mode::Random(_) => None,
@@ -173,62 +115,35 @@ impl Source {
 
     /// Asks the generated property code to stop after drawing (and, when
     /// rendering, rendering) its arguments, without running the body. The
-    /// campaign engine uses it to learn an input's shape safely, even for an
+    /// campaign mutator uses it to learn an input's shape safely, even for an
     /// input that crashes the process.
-    pub fn set_generate_only(&mut self, on: bool) {
+    #[cfg(feature = "campaign")]
+    pub(crate) fn set_generate_only(&mut self, on: bool) {
         self.generate_only = on;
     }
 
-    pub fn is_generate_only(&self) -> bool {
-        self.generate_only
-    }
-
-    /// Called by the generated property code when argument generation is
-    /// done and the body starts: campaigns only trace the body's comparisons.
-    #[inline]
-    pub fn begin_body(&mut self) {
-        #[cfg(feature = "campaign")]
-        crate::engine::sancov::set_in_body(true);
-    }
-
     /// Starts recording the domain of every integer draw ([`IntDraw`]).
-    pub fn record_int_draws(&mut self) {
+    #[cfg(feature = "campaign")]
+    pub(crate) fn record_int_draws(&mut self) {
         self.int_draws = Some(Vec::new());
     }
 
     /// The integer draws recorded since [`Source::record_int_draws`].
-    pub fn take_int_draws(&mut self) -> Vec<IntDraw> {
+    #[cfg(feature = "campaign")]
+    pub(crate) fn take_int_draws(&mut self) -> Vec<IntDraw> {
         self.int_draws.take().unwrap_or_default()
     }
 
     /// The choices made so far.
-    pub fn choices(&self) -> &[Choice] {
+    #[cfg(test)]
+    pub(crate) fn choices(&self) -> &[Choice] {
         &self.choices
-    }
-
-    /// The spans closed so far.
-    pub fn spans(&self) -> &[Span] {
-        &self.spans
-    }
-
-    pub fn limits(&self) -> Limits {
-        self.limits
-    }
-
-    /// How deeply nested the current draw is (see [`Source::nested`]).
-    pub fn depth(&self) -> u32 {
-        self.depth
-    }
-
-    /// True when this source makes fresh random choices.
-    pub fn is_random(&self) -> bool {
-        matches!(self.mode, Mode::Random(_))
     }
 
     /// Runs `plan` with the RNG in random mode; `None` when replaying. Use it to
     /// decide *what to generate* (a target length, a nasty string) and then
     /// record that decision through ordinary draws, so replay needs no plan.
-    pub fn plan<T>(&mut self, plan: impl FnOnce(&mut Rng) -> T) -> Option<T> {
+    pub(crate) fn plan<T>(&mut self, plan: impl FnOnce(&mut Rng) -> T) -> Option<T> {
         match &mut self.mode {
             Mode::Random(rng) => Some(plan(rng)),
             Mode::Replay(_) => None,
@@ -239,7 +154,7 @@ impl Source {
     /// mode `random` picks it; in replay mode the next recorded index is used,
     /// wrapped into range. Past [`Limits::max_choices`] it returns 0 and
     /// records nothing.
-    pub fn draw(
+    pub(crate) fn draw(
         &mut self,
         kind: ChoiceKind,
         max: u64,
@@ -260,7 +175,12 @@ impl Source {
         index
     }
 
-    /// An integer in `lo..=hi`, shrinking towards the value closest to zero.
+    /// An integer in `lo..=hi`, of any primitive integer type; shrinks
+    /// towards the value closest to zero. Random cases favour the ends of the
+    /// range, AFL's interesting values and small values.
+    ///
+    /// # Panics
+    /// When `lo > hi`.
     pub fn draw_int<T: Int>(&mut self, lo: T, hi: T) -> T {
         assert!(lo.to_ordinal() <= hi.to_ordinal(), "empty range: lo > hi");
         let domain = IntDomain::new(lo.to_ordinal(), hi.to_ordinal(), T::ZERO.to_ordinal());
@@ -299,13 +219,19 @@ impl Source {
         T::from_ordinal(domain.ordinal(index))
     }
 
+    /// A `bool`, uniformly; shrinks towards `false`.
     pub fn draw_bool(&mut self) -> bool {
         self.draw(ChoiceKind::Bool, 1, |rng| rng.at_most(1)) == 1
     }
 
-    /// A variant index in `0..count`, where the first `leaves` variants are the
-    /// non-recursive ones (pass `count` when none recurses). Past
-    /// [`Limits::max_depth`] it is 0 without a draw.
+    /// A variant index in `0..count`, for choosing among the variants of an
+    /// enum; shrinks towards 0. The first `leaves` variants must be the
+    /// non-recursive ones (pass `count` when none recurses): past the nesting
+    /// depth limit (`depth`) only those are drawn, so recursive values stay
+    /// finite.
+    ///
+    /// # Panics
+    /// When `count` is zero.
     pub fn draw_variant(&mut self, count: usize, leaves: usize) -> usize {
         assert!(count > 0, "a choice among zero variants");
         if count == 1 || (leaves < count && self.depth >= self.limits.max_depth) {
@@ -317,7 +243,7 @@ impl Source {
     }
 
     /// A `char`: printable ASCII, nasty and multi-byte characters in random
-    /// mode; shrinks towards `'a'`.
+    /// cases; shrinks towards `'a'`.
     pub fn draw_char(&mut self) -> char {
         self.draw_char_planned(None)
     }
@@ -330,7 +256,9 @@ impl Source {
         char_from_index(index)
     }
 
-    /// A `String` of at most `max_len` characters.
+    /// A `String` of at most `max_len` characters (and at most the size
+    /// limit, `size`, when `max_len` is `usize::MAX`); shrinks towards `""`,
+    /// then towards `'a'`s. Random cases include whole nasty strings.
     pub fn draw_string(&mut self, max_len: usize) -> String {
         let nasty = self.plan(heuristics::nasty_string).flatten();
         let planned: Option<Vec<char>> = nasty.map(|s| s.chars().take(max_len).collect());
@@ -348,9 +276,10 @@ impl Source {
         out
     }
 
-    /// An `f64`. Two choices: a *form* (0: an integer-valued float, 1: any bit
-    /// pattern) and its payload, so that shrinking first tries plain integers
-    /// like `0.0`, `1.0`, `-2.0` before arbitrary fractions, NaN or infinities.
+    /// Any `f64`, NaN and infinities included; shrinks towards `0.0`, and
+    /// through plain integers like `1.0` and `-2.0` before arbitrary
+    /// fractions. (Two choices: a *form*, 0 for an integer-valued float and 1
+    /// for any bit pattern, then its payload.)
     pub fn draw_f64(&mut self) -> f64 {
         match self.draw_float(heuristics::f64_plan, (1 << 54) - 1, u64::MAX) {
             FloatDraw::Integer(value) => value,
@@ -358,7 +287,7 @@ impl Source {
         }
     }
 
-    /// An `f32`, recorded like [`Source::draw_f64`].
+    /// Any `f32`, drawn and shrunk like [`Source::draw_f64`].
     pub fn draw_f32(&mut self) -> f32 {
         match self.draw_float(heuristics::f32_plan, (1 << 25) - 1, u64::from(u32::MAX)) {
             FloatDraw::Integer(value) => value as f32,
@@ -397,7 +326,7 @@ impl Source {
     /// form one span, so deleting a span removes exactly one element. `planned`
     /// fixes the length in random mode; otherwise a heuristic length is chosen.
     /// Returns the number of elements generated.
-    pub fn collection(
+    pub(crate) fn collection(
         &mut self,
         min: usize,
         max: usize,
@@ -445,18 +374,6 @@ impl Source {
         len
     }
 
-    /// Runs `generate` one nesting level deeper and records its choices as one
-    /// span. Derived generators wrap every struct and enum in this, which is what
-    /// bounds recursion and lets shrinking replace a subtree by a subtree.
-    pub fn nested<T>(&mut self, label: u64, generate: impl FnOnce(&mut Source) -> T) -> T {
-        let start = self.choices.len();
-        self.depth += 1;
-        let value = generate(self);
-        self.depth -= 1;
-        self.close_span(start, label);
-        value
-    }
-
     fn close_span(&mut self, start: usize, label: u64) {
         let end = self.choices.len();
         if end > start {
@@ -470,35 +387,17 @@ impl Source {
     }
 
     /// Asks generated property code to record each argument's `Debug` rendering.
-    pub fn set_rendering(&mut self, on: bool) {
+    pub(crate) fn set_rendering(&mut self, on: bool) {
         self.rendered = on.then(Vec::new);
     }
 
-    /// True when argument renderings are being recorded.
-    pub fn is_rendering(&self) -> bool {
-        self.rendered.is_some()
-    }
-
-    /// Records an argument's rendering (a no-op unless rendering).
-    pub fn render_arg(&mut self, name: &'static str, value: &dyn Debug) {
-        if let Some(rendered) = &mut self.rendered {
-            let compact = format!("{value:?}");
-            let text = if compact.len() > 80 {
-                format!("{value:#?}")
-            } else {
-                compact
-            };
-            rendered.push((name, crate::text::escape_invalid_utf8(text)));
-        }
-    }
-
     /// Consumes the source, returning its choices and spans without copying.
-    pub fn into_record(self) -> (Vec<Choice>, Vec<Span>) {
+    pub(crate) fn into_record(self) -> (Vec<Choice>, Vec<Span>) {
         (self.choices, self.spans)
     }
 
     /// The recorded renderings, in argument order.
-    pub fn take_rendered(&mut self) -> Option<Vec<(&'static str, String)>> {
+    pub(crate) fn take_rendered(&mut self) -> Option<Vec<(&'static str, String)>> {
         self.rendered.take()
     }
 }
@@ -519,65 +418,58 @@ fn signed_magnitude(payload: u64) -> f64 {
     }
 }
 
+// What macro-generated code calls, re-exported through `__private`: free
+// functions rather than methods, so that none of them is a method of the
+// public `Source`. Their bodies are those of the methods they were.
+
+/// Whether the generated property code should stop after drawing (and, when
+/// rendering, rendering) its arguments, without running the body (see
+/// `Source::set_generate_only`).
+pub fn is_generate_only(src: &Source) -> bool {
+    src.generate_only
+}
+
+/// Called by the generated property code when argument generation is done
+/// and the body starts: campaigns only trace the body's comparisons.
+#[inline]
+pub fn begin_body(_src: &mut Source) {
+    crate::coverage_gate::set_open(true);
+}
+
+/// Runs `generate` one nesting level deeper and records its choices as one
+/// span labelled `label`. Derived generators wrap every struct and enum in
+/// this, which is what bounds recursion and lets shrinking replace a subtree
+/// by a subtree.
+pub fn nested<T>(src: &mut Source, label: u64, generate: impl FnOnce(&mut Source) -> T) -> T {
+    let start = src.choices.len();
+    src.depth += 1;
+    let value = generate(src);
+    src.depth -= 1;
+    src.close_span(start, label);
+    value
+}
+
+/// True when argument renderings are being recorded.
+pub fn is_rendering(src: &Source) -> bool {
+    src.rendered.is_some()
+}
+
+/// Records an argument's rendering (a no-op unless rendering).
+pub fn render_arg(src: &mut Source, name: &'static str, value: &dyn Debug) {
+    if let Some(rendered) = &mut src.rendered {
+        let compact = format!("{value:?}");
+        let text = if compact.len() > 80 {
+            format!("{value:#?}")
+        } else {
+            compact
+        };
+        rendered.push((name, crate::text::escape_invalid_utf8(text)));
+    }
+}
+
 /// A cheap label identifying a type within one process: the address of its
 /// type name. Labels only need to agree within a run (shrinking, splicing), not
 /// across builds, so hashing the name is unnecessary.
 pub fn label_of<T: ?Sized>() -> u64 {
     std::any::type_name::<T>().as_ptr() as u64
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replaying_recorded_choices_reproduces_the_value() {
-        for seed in 0..50 {
-            let mut random = Source::random(seed, Limits::default());
-            let generated = (
-                random.draw_int(i64::MIN, i64::MAX),
-                random.draw_string(20),
-                random.draw_f64(),
-            );
-            let indices = random.choices().iter().map(|c| c.index).collect();
-            let mut replay = Source::replay(indices, Limits::default());
-            let replayed = (
-                replay.draw_int(i64::MIN, i64::MAX),
-                replay.draw_string(20),
-                replay.draw_f64(),
-            );
-            assert_eq!(format!("{generated:?}"), format!("{replayed:?}"));
-        }
-    }
-
-    #[test]
-    fn empty_replay_gives_simplest_values() {
-        let mut src = Source::replay(Vec::new(), Limits::default());
-        assert_eq!(src.draw_int(-5i32, 5), 0);
-        assert_eq!(src.draw_int(3u8, 9), 3);
-        assert_eq!(src.draw_int(u128::MIN, u128::MAX), 0);
-        assert!(!src.draw_bool());
-        assert_eq!(src.draw_string(10), "");
-        assert_eq!(src.draw_f64(), 0.0);
-        assert_eq!(src.draw_char(), 'a');
-    }
-
-    #[test]
-    fn wide_integers_round_trip_through_two_choices() {
-        let mut src = Source::replay(vec![u64::MAX, u64::MAX], Limits::default());
-        assert_eq!(src.draw_int(i128::MIN, i128::MAX), i128::MIN);
-        assert_eq!(src.choices().len(), 2);
-    }
-
-    #[test]
-    fn choice_cap_ends_generation() {
-        let limits = Limits {
-            max_choices: 5,
-            ..Limits::default()
-        };
-        let mut src = Source::random(1, limits);
-        let s = src.draw_string(1000);
-        assert!(s.chars().count() <= 3);
-        assert!(src.choices().len() <= 5);
-    }
 }

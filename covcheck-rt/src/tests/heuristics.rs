@@ -1,9 +1,9 @@
 //! AFL's value heuristics must find classic edge cases within the default
 //! burst, for nearly every RNG seed (issue: "Heuristics are visible").
 
-use covcheck_rt::config::Config;
-use covcheck_rt::runner::{BurstOutcome, Runner};
-use covcheck_rt::{Generate, Source};
+use crate::config::Config;
+use crate::runner::{BurstOutcome, Runner};
+use crate::{Generate, Source};
 
 /// In how many of 20 fixed RNG seeds the default burst finds a failure.
 fn seeds_that_find(property: &dyn Fn(&mut Source) -> Result<(), String>) -> usize {

@@ -1,0 +1,89 @@
+//! One execution of the campaign: the harness LibAFL calls with each input,
+//! and what it shares with the fuzz loop (a failure it caught, the failures
+//! already reported, the execution count, the novelty check).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::time::Instant;
+
+use libafl::executors::ExitKind;
+
+use crate::engine::cover::Novelty;
+use crate::engine::inflight::Inflight;
+use crate::engine::input::ChoiceInput;
+use crate::property::{Failure, Origin, PropertyFn, Status, execute};
+use crate::source::{Limits, Source};
+
+/// A failure the harness caught, with the execution count when it happened.
+pub(super) struct Caught {
+    pub(super) choices: Vec<u64>,
+    pub(super) failure: Failure,
+    pub(super) execs: u64,
+    pub(super) at: Instant,
+}
+
+/// What the harness and the fuzz loop share.
+#[derive(Default)]
+pub(super) struct Shared {
+    /// The first new failure since the loop last looked.
+    pub(super) caught: RefCell<Option<Caught>>,
+    /// Failures already reported (with `--keep-going`): finding them again is
+    /// not news, so they count as passing.
+    pub(super) known: RefCell<HashSet<Origin>>,
+    pub(super) execs: Cell<u64>,
+    /// Times are measured from the first execution, as the benchmark's probe
+    /// does for every tool (setting LibAFL up is not searching).
+    pub(super) first_exec: Cell<Option<Instant>>,
+    pub(super) novelty: Rc<RefCell<Novelty>>,
+}
+
+impl Shared {
+    /// The harness: runs `input` with the body traced by the coverage
+    /// counters (`counters`, `len` bytes), notes it in the in-flight slot
+    /// first (so that a crash names it), judges its coverage's novelty and
+    /// catches a new failure.
+    pub(super) fn execute(
+        &self,
+        property: &PropertyFn<'_>,
+        limits: Limits,
+        (counters, len): (*mut u8, usize),
+        inflight: &mut Inflight,
+        input: &ChoiceInput,
+    ) -> ExitKind {
+        if self.first_exec.get().is_none() {
+            self.first_exec.set(Some(Instant::now()));
+        }
+        self.execs.set(self.execs.get() + 1);
+        inflight.store(self.execs.get(), &input.choices);
+        let case = execute(
+            property,
+            Source::replay(input.choices.clone(), limits),
+            false,
+        );
+        // SAFETY: the counters section lives as long as the process, and
+        // nothing else touches it while the harness runs.
+        let counters = unsafe { std::slice::from_raw_parts_mut(counters, len) };
+        self.novelty.borrow_mut().observe(counters);
+        match case.status {
+            Status::Failed(ref failure) if !self.known.borrow().contains(&failure.origin) => {
+                let mut caught = self.caught.borrow_mut();
+                if caught.is_none() {
+                    *caught = Some(Caught {
+                        choices: case.indices(),
+                        failure: failure.clone(),
+                        execs: self.execs.get(),
+                        at: Instant::now(),
+                    });
+                }
+                ExitKind::Crash
+            }
+            _ => ExitKind::Ok,
+        }
+    }
+
+    /// Whether a failure waits to be reported.
+    pub(super) fn has_caught(&self) -> bool {
+        self.caught.borrow().is_some()
+    }
+}

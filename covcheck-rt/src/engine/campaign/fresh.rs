@@ -1,0 +1,97 @@
+//! Fresh random inputs: drawn with the value heuristics from the campaign's
+//! own RNG stream, with their outermost collections bounded by a size bound
+//! that starts small and doubles each time the campaign goes
+//! [`STALL_EXECS`] executions without new coverage (seed 004's iterative
+//! deepening), so that early finds are small. The bound also caps how many
+//! choices a mutant may have.
+
+use std::cell::Cell;
+
+use crate::property::{PropertyFn, generate_only};
+use crate::rng::Rng;
+use crate::source::{Limits, Source};
+use covcheck_protocol::worker::WorkerConfig;
+
+/// Collections in fresh random inputs start this long at most.
+const INITIAL_BOUND: usize = 4;
+/// Executions without new coverage after which the campaign counts as
+/// stalled: the bound doubles, or (at full size) more fresh inputs are tried.
+pub(super) const STALL_EXECS: u64 = 20_000;
+/// How many choices a mutant may have per element of the fresh inputs'
+/// size bound: at least 1,024, and at most `Limits::max_choices` (65,536 by
+/// default, reached at a bound of 1,024).
+const MUTANT_CHOICES_PER_ELEMENT: usize = 64;
+
+/// Draws fresh inputs under the current size bound.
+pub(super) struct Fresh<'a, 'p> {
+    property: &'a PropertyFn<'p>,
+    /// The campaign's limits; the bound stays within their `max_len`.
+    limits: Limits,
+    /// How long nested collections are drawn: no longer than plain mode
+    /// draws them; only the outermost grow to the campaign's bound.
+    nested_len: usize,
+    rng: Rng,
+    bound: usize,
+    /// The mutator's cap on a mutant's choices, kept in step with the bound.
+    max_choices: &'a Cell<usize>,
+}
+
+impl<'a, 'p> Fresh<'a, 'p> {
+    /// Starts at a small bound when the request steps sizes up, at the full
+    /// size otherwise. `nested_len` is the property's own size limit.
+    pub(super) fn new(
+        property: &'a PropertyFn<'p>,
+        limits: Limits,
+        nested_len: usize,
+        request: &WorkerConfig,
+        max_choices: &'a Cell<usize>,
+    ) -> Self {
+        let bound = if request.size_steps {
+            INITIAL_BOUND.min(limits.max_len)
+        } else {
+            limits.max_len
+        };
+        let fresh = Fresh {
+            property,
+            limits,
+            nested_len,
+            rng: Rng::new(request.rng_seed),
+            bound,
+            max_choices,
+        };
+        fresh.max_choices.set(fresh.mutant_cap());
+        fresh
+    }
+
+    /// A fresh input's choices. Only the arguments are drawn here: the body
+    /// runs in the harness, where a crash or a hang is caught with the input
+    /// in flight.
+    pub(super) fn draw(&mut self) -> Vec<u64> {
+        let limits = Limits {
+            max_len: self.bound,
+            nested_len: self.nested_len,
+            ..self.limits
+        };
+        let src = Source::random(self.rng.at_most(u64::MAX), limits);
+        let (choices, _) = generate_only(self.property, src).into_record();
+        choices.iter().map(|c| c.index).collect()
+    }
+
+    /// Whether the bound has reached the campaign's size limit.
+    pub(super) fn at_full_size(&self) -> bool {
+        self.bound >= self.limits.max_len
+    }
+
+    /// Doubles the bound, up to the campaign's size limit.
+    pub(super) fn grow(&mut self) {
+        self.bound = (self.bound * 2).min(self.limits.max_len);
+        self.max_choices.set(self.mutant_cap());
+    }
+
+    /// Mutants may grow past the fresh inputs' bound, but not without limit:
+    /// a corpus of inputs of thousands of elements from the first minute
+    /// would slow every later execution down. The cap grows with the bound.
+    fn mutant_cap(&self) -> usize {
+        (self.bound * MUTANT_CHOICES_PER_ELEMENT).clamp(1024, self.limits.max_choices)
+    }
+}

@@ -1,0 +1,135 @@
+//! [`PropertyInfo`]: what `#[covcheck]` knows about a property at compile
+//! time (its name, module, crate, cargo target and attribute options), and
+//! what follows from it: the test's name, where its seeds live, the command
+//! that reruns it and its line in a listing for `cargo covcheck`.
+//!
+//! Plain `cargo test`, the worker and campaigns all start from it.
+
+use std::path::Path;
+
+use crate::config::Attributes;
+use covcheck_protocol::seeds::SeedStore;
+use covcheck_protocol::worker::ListedProperty;
+
+/// Which cargo target a property was compiled into; decides the rerun command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The library's unit tests.
+    Lib,
+    /// A binary's unit tests (`src/main.rs`, `src/bin/<name>.rs`).
+    Bin(&'static str),
+    /// An integration test (`tests/<name>.rs`).
+    Test(&'static str),
+}
+
+impl Target {
+    /// Detects the target from cargo's compile-time environment:
+    /// `CARGO_TARGET_TMPDIR` is set only for integration tests and benches,
+    /// `CARGO_BIN_NAME` only for binaries.
+    pub const fn detect(
+        target_tmpdir: Option<&'static str>,
+        bin_name: Option<&'static str>,
+        crate_name: &'static str,
+    ) -> Target {
+        match (target_tmpdir, bin_name) {
+            (Some(_), _) => Target::Test(crate_name),
+            (None, Some(bin)) => Target::Bin(bin),
+            (None, None) => Target::Lib,
+        }
+    }
+}
+
+/// What the macro knows about a property at compile time.
+#[derive(Clone, Copy, Debug)]
+pub struct PropertyInfo {
+    /// The function's name.
+    pub name: &'static str,
+    /// `module_path!()` where it is defined.
+    pub module_path: &'static str,
+    /// `CARGO_MANIFEST_DIR`: where its seeds live.
+    pub crate_root: &'static str,
+    /// `CARGO_PKG_NAME`, for the rerun command.
+    pub package: &'static str,
+    /// The cargo target the property was compiled into.
+    pub target: Target,
+    /// The options given to `#[covcheck(...)]`.
+    pub attributes: Attributes,
+}
+
+impl PropertyInfo {
+    /// `crate::module::name`.
+    pub fn full_path(&self) -> String {
+        format!("{}::{}", self.module_path, self.name)
+    }
+
+    /// The name libtest knows the test by: the module path without the crate.
+    pub fn test_name(&self) -> String {
+        match self.module_path.split_once("::") {
+            Some((_, rest)) => format!("{rest}::{}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+
+    /// The `cargo test` arguments that select this property's test binary.
+    pub fn target_args(&self) -> Vec<String> {
+        match self.target {
+            Target::Lib => vec!["--lib".to_string()],
+            Target::Bin(name) => vec!["--bin".to_string(), name.to_string()],
+            Target::Test(name) => vec!["--test".to_string(), name.to_string()],
+        }
+    }
+
+    /// The command that runs just this property.
+    pub fn rerun_command(&self) -> String {
+        self.listing().rerun_command(None)
+    }
+
+    /// How the test binary describes this property to `cargo covcheck`.
+    pub fn listing(&self) -> ListedProperty {
+        ListedProperty {
+            test_name: self.test_name(),
+            full_path: self.full_path(),
+            package: self.package.to_string(),
+            seed_dir: self.seed_store().dir().to_path_buf(),
+            crate_root: self.crate_root.into(),
+            target_args: self.target_args(),
+        }
+    }
+
+    /// Where the property's seeds are saved.
+    pub fn seed_store(&self) -> SeedStore {
+        SeedStore::new(Path::new(self.crate_root), self.module_path, self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(module_path: &'static str, target: Target) -> PropertyInfo {
+        PropertyInfo {
+            name: "p",
+            module_path,
+            crate_root: "/tmp/demo",
+            package: "demo",
+            target,
+            attributes: Attributes::default(),
+        }
+    }
+
+    #[test]
+    fn rerun_commands_name_the_target_and_exact_test() {
+        assert_eq!(
+            info("demo::tests", Target::Lib).rerun_command(),
+            "cargo test -p demo --lib -- tests::p --exact"
+        );
+        assert_eq!(
+            info("props", Target::Test("props")).rerun_command(),
+            "cargo test -p demo --test props -- p --exact"
+        );
+        assert_eq!(
+            info("tool", Target::Bin("tool")).rerun_command(),
+            "cargo test -p demo --bin tool -- p --exact"
+        );
+    }
+}

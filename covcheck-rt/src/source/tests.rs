@@ -1,0 +1,54 @@
+//! Replay and the limits of [`Source`].
+
+use super::*;
+
+#[test]
+fn replaying_recorded_choices_reproduces_the_value() {
+    for seed in 0..50 {
+        let mut random = Source::random(seed, Limits::default());
+        let generated = (
+            random.draw_int(i64::MIN, i64::MAX),
+            random.draw_string(20),
+            random.draw_f64(),
+        );
+        let indices = random.choices().iter().map(|c| c.index).collect();
+        let mut replay = Source::replay(indices, Limits::default());
+        let replayed = (
+            replay.draw_int(i64::MIN, i64::MAX),
+            replay.draw_string(20),
+            replay.draw_f64(),
+        );
+        assert_eq!(format!("{generated:?}"), format!("{replayed:?}"));
+    }
+}
+
+#[test]
+fn empty_replay_gives_simplest_values() {
+    let mut src = Source::replay(Vec::new(), Limits::default());
+    assert_eq!(src.draw_int(-5i32, 5), 0);
+    assert_eq!(src.draw_int(3u8, 9), 3);
+    assert_eq!(src.draw_int(u128::MIN, u128::MAX), 0);
+    assert!(!src.draw_bool());
+    assert_eq!(src.draw_string(10), "");
+    assert_eq!(src.draw_f64(), 0.0);
+    assert_eq!(src.draw_char(), 'a');
+}
+
+#[test]
+fn wide_integers_round_trip_through_two_choices() {
+    let mut src = Source::replay(vec![u64::MAX, u64::MAX], Limits::default());
+    assert_eq!(src.draw_int(i128::MIN, i128::MAX), i128::MIN);
+    assert_eq!(src.choices().len(), 2);
+}
+
+#[test]
+fn choice_cap_ends_generation() {
+    let limits = Limits {
+        max_choices: 5,
+        ..Limits::default()
+    };
+    let mut src = Source::random(1, limits);
+    let s = src.draw_string(1000);
+    assert!(s.chars().count() <= 3);
+    assert!(src.choices().len() <= 5);
+}
