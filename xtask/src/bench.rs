@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use covcheck_protocol::messages::{Message, parse_message};
 use serde_json::Value;
 
 mod catalog {
@@ -333,8 +334,9 @@ const STARTUP: Duration = Duration::from_secs(300);
 /// the probe does, so that starting up (for `cargo covcheck`, checking the
 /// build and discovering the properties) does not eat into it. The probe
 /// appends to `probe` (emptied first; see `bench/suite/src/probe.rs`).
-/// Returns the command's combined output and the probe's lines; a command
-/// that never ran the property is an error, not a run that found nothing.
+/// Returns the command's stdout (where `cargo covcheck` prints its JSON
+/// messages) and the probe's lines; a command that never ran the property
+/// is an error, not a run that found nothing.
 fn run_with_budget(
     mut command: Command,
     budget: Duration,
@@ -365,7 +367,9 @@ fn run_with_budget(
                 .lines()
                 .map_while(Result::ok)
             {
-                if line.contains("BENCH-FOUND") || line.contains("\"event\":\"finding\"") {
+                if line.contains("BENCH-FOUND")
+                    || matches!(parse_message(&line), Some(Ok(Message::Finding { .. })))
+                {
                     found.store(true, Ordering::SeqCst);
                 }
                 text.push_str(&line);
@@ -412,9 +416,9 @@ fn run_with_budget(
     }
     let out = out_reader.join().unwrap_or_default();
     let err = err_reader.join().unwrap_or_default();
-    let output = format!("{out}\n{err}");
     let probed = std::fs::read_to_string(probe).unwrap_or_default();
     if probed.is_empty() {
+        let output = format!("{out}\n{err}");
         let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
         return Err(format!(
             "{command:?} never ran the property (within {} s of starting); its output ends:\n{}",
@@ -422,7 +426,7 @@ fn run_with_budget(
             lines[lines.len().saturating_sub(20)..].join("\n")
         ));
     }
-    Ok((output, probed))
+    Ok((out, probed))
 }
 
 /// Reads the probe's lines: the first failure counts if it came within
@@ -677,9 +681,9 @@ fn campaign(
         .args(["--exact", &format!("covcheck_harness::{target}")])
         .args(["--time", &format!("{}ms", budget.as_millis())])
         .env("BENCH_BUG", bug);
-    let (text, probed) = run_with_budget(command, budget, &work.join("probe.txt"))?;
+    let (stdout, probed) = run_with_budget(command, budget, &work.join("probe.txt"))?;
     let run =
-        campaigns::read_events(&text).map_err(|e| format!("cargo covcheck on {target}: {e}"))?;
+        campaigns::read_events(&stdout).map_err(|e| format!("cargo covcheck on {target}: {e}"))?;
     // Executions, time and size come from the probe, as for every other
     // tool, and not from the finding event's `execs_to_find` and
     // `found_after_us`: those are the engine's own counters, which count

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use covcheck_protocol::messages::{Message, parse_message};
 use serde_json::Value;
 
 struct Options {
@@ -219,30 +220,32 @@ pub(crate) fn measuring_command(
 }
 
 /// The first finding (executions and µs to it) and the execution rate, from
-/// `cargo covcheck`'s JSON events; an error event is an error.
+/// `cargo covcheck`'s JSON messages on its stdout; an error message is an
+/// error, and so is a line that looks like a message but is not one (the
+/// protocol and this reader would have drifted apart).
 pub(crate) fn read_events(stdout: &str) -> Result<Run, String> {
     let mut run = Run {
         found: None,
         rate: 0.0,
     };
     for line in stdout.lines() {
-        let Ok(event) = serde_json::from_str::<Value>(line) else {
+        let Some(message) = parse_message(line) else {
             continue;
         };
-        match event["event"].as_str() {
-            Some("finding") if run.found.is_none() => {
-                let f = &event["finding"];
-                run.found = Some((
-                    f["execs_to_find"].as_u64().unwrap_or(0),
-                    f["found_after_us"].as_u64().unwrap_or(0),
-                ));
+        match message.map_err(|e| format!("not a covcheck message ({e}): {line}"))? {
+            Message::Finding { finding, .. } if run.found.is_none() => {
+                run.found = Some((finding.execs_to_find, finding.found_after_us));
             }
-            Some("finished") => {
-                let execs = event["execs"].as_f64().unwrap_or(0.0);
-                let ms = event["elapsed_ms"].as_f64().unwrap_or(0.0);
-                run.rate = if ms > 0.0 { execs * 1000.0 / ms } else { 0.0 };
+            Message::Finished {
+                execs, elapsed_ms, ..
+            } => {
+                run.rate = if elapsed_ms > 0 {
+                    execs as f64 * 1000.0 / elapsed_ms as f64
+                } else {
+                    0.0
+                };
             }
-            Some("error") => return Err(event["message"].to_string()),
+            Message::Error { property, message } => return Err(format!("{property}: {message}")),
             _ => {}
         }
     }
