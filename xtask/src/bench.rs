@@ -10,7 +10,7 @@
 //! the final, shrunk counterexample) and, every 10 ms, the executions so far.
 //! Results go to a CSV file and to a Markdown table per target with each
 //! tool's median over all its runs and its ratio to the best tool; see
-//! [`median`] for how runs that found nothing count.
+//! [`crate::stats::median`] for how runs that found nothing count.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -25,7 +25,8 @@ mod catalog {
     include!("../../bench/suite/src/targets/catalog.rs");
 }
 
-use crate::campaigns;
+use crate::measure;
+use crate::stats::{Measured, Median, median};
 
 /// The tools of the matrix.
 const TOOLS: [&str; 5] = [
@@ -150,8 +151,8 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
 
     let suite = root.join("bench/suite");
     // Shared with the end-to-end tests, so that CI builds LibAFL once.
-    let covcheck = campaigns::build_cargo_covcheck(root)?;
-    let target_dir = campaigns::target_dir_of(&covcheck).join("e2e");
+    let covcheck = measure::build_cargo_covcheck(root)?;
+    let target_dir = measure::target_dir_of(&covcheck).join("e2e");
     // The probe's file and libFuzzer's artifacts, remade for every run.
     let work = target_dir.join("bench");
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
@@ -676,14 +677,14 @@ fn campaign(
     work: &Path,
 ) -> Result<Outcome, String> {
     let mut command =
-        campaigns::measuring_command(covcheck, &suite.join("Cargo.toml"), target_dir, seed);
+        measure::measuring_command(covcheck, &suite.join("Cargo.toml"), target_dir, seed);
     command
         .args(["--exact", &format!("covcheck_harness::{target}")])
         .args(["--time", &format!("{}ms", budget.as_millis())])
         .env("BENCH_BUG", bug);
     let (stdout, probed) = run_with_budget(command, budget, &work.join("probe.txt"))?;
     let run =
-        campaigns::read_events(&stdout).map_err(|e| format!("cargo covcheck on {target}: {e}"))?;
+        measure::read_events(&stdout).map_err(|e| format!("cargo covcheck on {target}: {e}"))?;
     // Executions, time and size come from the probe, as for every other
     // tool, and not from the finding event's `execs_to_find` and
     // `found_after_us`: those are the engine's own counters, which count
@@ -708,62 +709,6 @@ fn campaign(
         );
     }
     Ok(outcome)
-}
-
-/// One run's value of a measure, for a median over every run.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Measured {
-    /// The run found the bug and measured this.
-    Found(f64),
-    /// The run found nothing, so it would have measured at least this: the
-    /// budget for time, the executions it made in the budget for executions,
-    /// and infinity for the size of a counterexample it does not have.
-    AtLeast(f64),
-}
-
-impl Measured {
-    fn get(self) -> f64 {
-        match self {
-            Measured::Found(v) | Measured::AtLeast(v) => v,
-        }
-    }
-}
-
-/// A median and whether it is only a lower bound.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Median {
-    value: f64,
-    lower_bound: bool,
-}
-
-/// The median over every run, a run that found nothing counting with its
-/// [`Measured::AtLeast`], so that a tool that finds a bug once in five runs
-/// does not rank by that one run. The median cannot fall if a value rises,
-/// so a median of lower bounds is a lower bound of the true median, and it
-/// is exact when every value sorted at or below the middle is [`Measured::Found`]
-/// (the true values of the others lie above the middle as well).
-fn median(values: &[Measured]) -> Option<Median> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    // At equal values, runs that found the bug come first.
-    sorted.sort_by(|a, b| {
-        a.get()
-            .partial_cmp(&b.get())
-            .expect("no NaN")
-            .then(matches!(a, Measured::AtLeast(_)).cmp(&matches!(b, Measured::AtLeast(_))))
-    });
-    let mid = sorted.len() / 2;
-    let value = if sorted.len().is_multiple_of(2) {
-        (sorted[mid - 1].get() + sorted[mid].get()) / 2.0
-    } else {
-        sorted[mid].get()
-    };
-    let lower_bound = sorted[..=mid]
-        .iter()
-        .any(|v| matches!(v, Measured::AtLeast(_)));
-    Some(Median { value, lower_bound })
 }
 
 /// A run's time to the bug in µs, or at least the budget.
@@ -928,7 +873,7 @@ fn extras(
         (1_000_000, 11_000_000)
     };
     let plain_rate =
-        campaigns::rate_between(small, large, |cases| time_trivial(harness, suite, cases))?;
+        measure::rate_between(small, large, |cases| time_trivial(harness, suite, cases))?;
     let replay = replay_1000_seeds(suite, harness)?;
     let (normal, instrumented) = rebuild_times(suite, covcheck, target_dir)?;
     Ok(format!(
@@ -951,7 +896,7 @@ fn trivial_campaign_rate(
     target_dir: &Path,
     runs: u64,
 ) -> Result<f64, String> {
-    let output = campaigns::measuring_command(covcheck, &suite.join("Cargo.toml"), target_dir, 1)
+    let output = measure::measuring_command(covcheck, &suite.join("Cargo.toml"), target_dir, 1)
         .args([
             "--exact",
             "covcheck_harness::trivial",
@@ -961,7 +906,7 @@ fn trivial_campaign_rate(
         .stderr(Stdio::null())
         .output()
         .map_err(|e| e.to_string())?;
-    let run = campaigns::read_events(&String::from_utf8_lossy(&output.stdout))?;
+    let run = measure::read_events(&String::from_utf8_lossy(&output.stdout))?;
     if run.rate > 0.0 {
         Ok(run.rate)
     } else {
