@@ -6,6 +6,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use covcheck_protocol::messages::{Message, parse_message};
+use covcheck_protocol::seeds::{Seed, SeedStore};
+use covcheck_protocol::worker::Finding;
+
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -170,6 +174,14 @@ impl Fixture {
             .join(property)
     }
 
+    /// The seeds of `tests::<property>`, read as covcheck reads them, in
+    /// file name order; a file that is not a valid seed fails the test.
+    pub fn seeds(&self, property: &str) -> Vec<Seed> {
+        SeedStore::in_dir(self.seed_dir(property))
+            .load()
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// The seed files of `tests::<property>`, sorted.
     pub fn seed_files(&self, property: &str) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = match fs::read_dir(self.seed_dir(property)) {
@@ -181,12 +193,104 @@ impl Fixture {
     }
 }
 
-/// The JSON events `cargo covcheck --message-format json` printed.
-pub fn events(stdout: &[u8]) -> Vec<serde_json::Value> {
+/// The messages `cargo covcheck --message-format json` printed on `stdout`,
+/// typed. A line that looks like a message (a JSON object) but is not one
+/// fails the test: the protocol and the CLI would have drifted apart.
+pub fn events(stdout: &[u8]) -> Vec<Message> {
     String::from_utf8_lossy(stdout)
         .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter_map(|line| {
+            let message = parse_message(line)?;
+            Some(message.unwrap_or_else(|e| panic!("not a covcheck message ({e}): {line}")))
+        })
         .collect()
+}
+
+/// A [`Message::Finding`]: a failure, shrunk, where its seed was saved and
+/// the command that reruns its property.
+#[derive(Debug)]
+pub struct Reported<'a> {
+    pub property: &'a str,
+    pub finding: &'a Finding,
+    pub seed: Option<&'a Path>,
+    pub rerun: &'a str,
+}
+
+impl Reported<'_> {
+    /// The rendering (`Debug`) of the finding's first argument.
+    pub fn first_arg(&self) -> &str {
+        &self
+            .finding
+            .args
+            .first()
+            .unwrap_or_else(|| panic!("an argument: {self:?}"))
+            .1
+    }
+
+    /// Where its seed was saved (it must have been).
+    pub fn saved_seed(&self) -> &Path {
+        self.seed
+            .unwrap_or_else(|| panic!("the seed is saved: {self:?}"))
+    }
+}
+
+/// The findings among `events`, in the order they were reported.
+pub fn findings(events: &[Message]) -> Vec<Reported<'_>> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Message::Finding {
+                property,
+                finding,
+                seed,
+                rerun,
+                ..
+            } => Some(Reported {
+                property,
+                finding,
+                seed: seed.as_deref(),
+                rerun,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The finding reported for `property` (its full path,
+/// `crate::tests::name`); fails the test when there is none.
+pub fn finding_for<'a>(events: &'a [Message], property: &str) -> Reported<'a> {
+    findings(events)
+        .into_iter()
+        .find(|f| f.property == property)
+        .unwrap_or_else(|| panic!("no finding for {property}: {events:#?}"))
+}
+
+/// The executions and findings of `property`'s finished campaign, if it
+/// finished.
+pub fn finished(events: &[Message], property: &str) -> Option<(u64, usize)> {
+    events.iter().find_map(|event| match event {
+        Message::Finished {
+            property: p,
+            execs,
+            findings,
+            ..
+        } if p == property => Some((*execs, *findings)),
+        _ => None,
+    })
+}
+
+/// The seed file at `path` (as a finding reports it), read as covcheck
+/// reads it, with the others of its property's directory.
+pub fn read_seed(path: &Path) -> Seed {
+    let dir = path
+        .parent()
+        .unwrap_or_else(|| panic!("{} lies in a seed directory", path.display()));
+    SeedStore::in_dir(dir.to_path_buf())
+        .load()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .find(|seed| seed.path == path)
+        .unwrap_or_else(|| panic!("{} is a seed file", path.display()))
 }
 
 /// A command's stdout and stderr, together.

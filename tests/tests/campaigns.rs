@@ -6,11 +6,9 @@
 //! the other properties still complete, the passing property writes nothing,
 //! and plain `cargo test` then fails on the saved panic seed.
 
-use std::fs;
-use std::path::PathBuf;
-
-use covcheck_e2e::Fixture;
-use serde_json::Value;
+use covcheck_e2e::{Fixture, finding_for, finished, read_seed};
+use covcheck_protocol::seeds::SeedKind;
+use covcheck_protocol::worker::FailureKind;
 
 const PROPERTIES: &str = r#"
     use std::hint::black_box;
@@ -75,60 +73,42 @@ fn every_crash_kind_is_reported_and_saved_and_the_rest_completes() {
         Some(1),
         "failures exit with 1:\n{stdout}\n{stderr}"
     );
-    let events: Vec<Value> = stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    let finding = |property: &str| -> &Value {
-        events
-            .iter()
-            .find(|e| {
-                e["event"] == "finding" && e["property"] == format!("crashes::tests::{property}")
-            })
-            .unwrap_or_else(|| panic!("no finding for {property}:\n{stdout}\n{stderr}"))
-    };
+    let events = covcheck_e2e::events(&output.stdout);
+    let finding = |property: &str| finding_for(&events, &format!("crashes::tests::{property}"));
     for (property, kind) in [
-        ("panics", "panic"),
-        ("aborts", "abort"),
-        ("overflows_the_stack", "stack-overflow"),
-        ("hangs", "timeout"),
+        ("panics", FailureKind::Panic),
+        ("aborts", FailureKind::Abort),
+        ("overflows_the_stack", FailureKind::StackOverflow),
+        ("hangs", FailureKind::Timeout),
     ] {
         let event = finding(property);
-        assert_eq!(event["finding"]["kind"], kind, "{property}: {event}");
-        let seed = PathBuf::from(event["seed"].as_str().expect("saved"));
-        let text = fs::read_to_string(&seed).unwrap();
-        assert!(text.contains("kind = \"failure\""), "{text}");
+        assert_eq!(event.finding.kind, kind, "{property}: {event:?}");
+        let seed = event.saved_seed();
+        assert_eq!(read_seed(seed).file.kind, SeedKind::Failure, "{event:?}");
         assert!(
             seed.starts_with(fixture.seed_dir(property)),
             "{}",
             seed.display()
         );
         assert!(
-            event["rerun"]
-                .as_str()
-                .unwrap()
+            event
+                .rerun
                 .contains(&format!("-- tests::{property} --exact")),
-            "{event}"
+            "{event:?}"
         );
     }
-    let coffee = &finding("panics")["finding"];
+    let coffee = finding("panics");
     assert_eq!(
-        coffee["args"][0][1], "12648430",
-        "shrunk to the value: {coffee}"
+        coffee.first_arg(),
+        "12648430",
+        "shrunk to the value: {coffee:?}"
     );
-    assert!(
-        coffee["message"]
-            .as_str()
-            .unwrap()
-            .contains("found the coffee")
-    );
+    assert!(coffee.finding.message.contains("found the coffee"));
 
-    let finished = events
-        .iter()
-        .find(|e| e["event"] == "finished" && e["property"] == "crashes::tests::always_passes")
-        .expect("the passing property completes");
-    assert_eq!(finished["findings"], 0);
-    assert!(finished["execs"].as_u64().unwrap() >= 200_000, "{finished}");
+    let (execs, findings) =
+        finished(&events, "crashes::tests::always_passes").expect("the passing property completes");
+    assert_eq!(findings, 0);
+    assert!(execs >= 200_000, "{execs}");
     assert!(!fixture.seed_dir("always_passes").exists());
 
     // Plain `cargo test` replays the saved panic seed and fails on it.

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use covcheck_e2e::Fixture;
-use serde_json::Value;
+use covcheck_protocol::worker::Finding;
 
 /// The parser: no covcheck in it, as a crate from crates.io would be.
 /// `inline(never)` keeps rustc from inlining it into the caller, which would
@@ -50,8 +50,8 @@ fn depend_on_parser(fixture: &Fixture, parser_dir: &Path) {
     fs::write(fixture.path().join("Cargo.toml"), manifest).unwrap();
 }
 
-/// Runs a budgeted campaign; returns the JSON finding, if any.
-fn campaign(fixture: &Fixture, extra: &[&str]) -> Option<Value> {
+/// Runs a budgeted campaign; returns the finding it reported, if any.
+fn campaign(fixture: &Fixture, extra: &[&str]) -> Option<Finding> {
     let mut args = vec![
         "--runs",
         "100000",
@@ -66,9 +66,10 @@ fn campaign(fixture: &Fixture, extra: &[&str]) -> Option<Value> {
     let output = fixture.covcheck(&args);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let finding = covcheck_e2e::events(&output.stdout)
-        .into_iter()
-        .find(|e| e["event"] == "finding");
+    let events = covcheck_e2e::events(&output.stdout);
+    let finding = covcheck_e2e::findings(&events)
+        .first()
+        .map(|reported| reported.finding.clone());
     let expected = if finding.is_some() { 1 } else { 0 };
     assert_eq!(output.status.code(), Some(expected), "{stdout}\n{stderr}");
     finding
@@ -83,13 +84,11 @@ fn a_bug_in_a_dependency_is_found_only_when_it_is_instrumented() {
     depend_on_parser(&fixture, &parser_dir);
 
     let finding = campaign(&fixture, &[]).expect("found with the parser instrumented");
-    assert_eq!(
-        finding["finding"]["args"][0][1], "6840387351076585199",
-        "{finding}"
-    );
+    assert_eq!(finding.args[0].1, "6840387351076585199", "{finding:?}");
     // Leaving the parser out rebuilds it uninstrumented (the choice is part
     // of cargo's fingerprint), and the campaign no longer sees the bug.
-    assert_eq!(campaign(&fixture, &["--no-instrument", "parser"]), None);
+    let blind = campaign(&fixture, &["--no-instrument", "parser"]);
+    assert!(blind.is_none(), "{blind:?}");
     // And back.
     assert!(campaign(&fixture, &[]).is_some());
 }

@@ -2,10 +2,7 @@
 //! show them keep failing under plain `cargo test`, whose default size limit
 //! (100 elements) is far smaller than a campaign's.
 
-use std::fs;
-
 use covcheck_e2e::Fixture;
-use serde_json::Value;
 
 /// An encoder of runs whose count is one byte: a run of more than 255
 /// equal bytes wraps around.
@@ -47,17 +44,18 @@ fn a_bug_that_needs_a_run_of_256_bytes_is_found_and_stays_caught() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
-    let finding: Value = covcheck_e2e::events(&output.stdout)
+    let events = covcheck_e2e::events(&output.stdout);
+    let finding = covcheck_e2e::findings(&events)
         .into_iter()
-        .find(|e| e["event"] == "finding")
+        .next()
         .expect("found");
-    let data = finding["finding"]["args"][0][1].as_str().unwrap();
+    let data = finding.first_arg();
     assert!(
         data.matches(',').count() >= 255,
         "shrunk, but still a run past 255: {data}"
     );
-    let seed = fs::read_to_string(finding["seed"].as_str().unwrap()).unwrap();
-    assert!(seed.contains("size = 4096"), "{seed}");
+    let seed = covcheck_e2e::read_seed(finding.saved_seed());
+    assert_eq!(seed.file.size, Some(4096), "{seed:?}");
 
     // Plain `cargo test` replays it under the limit it was found under, not
     // cut to its own default of 100 elements, so it fails.
@@ -78,10 +76,9 @@ fn a_seed_found_under_a_larger_size_replays_under_it() {
         &[("COVCHECK_SIZE", "300"), ("COVCHECK_SEED", "1")],
     );
     assert!(!passed, "found:\n{text}");
-    let seeds = fixture.seed_files("short");
+    let seeds = fixture.seeds("short");
     assert_eq!(seeds.len(), 1, "{text}");
-    let seed = fs::read_to_string(&seeds[0]).unwrap();
-    assert!(seed.contains("size = 300"), "{seed}");
+    assert_eq!(seeds[0].file.size, Some(300), "{:?}", seeds[0]);
 
     // The default limit (100) would cut it to 100 elements and pass.
     let (passed, text) = fixture.cargo(&["test"]);

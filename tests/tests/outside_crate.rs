@@ -44,7 +44,8 @@ fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
         "seed path reported:\n{output}"
     );
     let seed_text = fs::read_to_string(&seeds[0]).unwrap();
-    assert!(seed_text.contains("choices = \"12345\""), "{seed_text}");
+    let seed = covcheck_e2e::read_seed(&seeds[0]);
+    assert_eq!(seed.indices, [12345], "{seed:?}");
 
     let (passed, output) = fixture.cargo(&["test"]);
     assert!(!passed, "the seed keeps failing:\n{output}");

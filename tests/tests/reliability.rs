@@ -16,12 +16,12 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use covcheck_e2e::Fixture;
-use serde_json::Value;
+use covcheck_e2e::{Fixture, Reported, finished, read_seed};
+use covcheck_protocol::messages::{Message, parse_message};
+use covcheck_protocol::worker::FailureKind;
 
 /// Each fault sits behind `x >= 1000 && x % 3 == 1`, which a third of the
 /// fresh random `u32`s reach, and `exits_behind_a_gate` behind a value only
@@ -138,21 +138,16 @@ const FAULTS: &str = r#"
     }
 "#;
 
-fn finding<'a>(events: &'a [Value], fixture: &str, property: &str) -> &'a Value {
-    events
-        .iter()
-        .find(|e| {
-            e["event"] == "finding" && e["property"] == format!("{fixture}::tests::{property}")
-        })
-        .unwrap_or_else(|| panic!("no finding for {property}: {events:#?}"))
+fn finding<'a>(events: &'a [Message], fixture: &str, property: &str) -> Reported<'a> {
+    covcheck_e2e::finding_for(events, &format!("{fixture}::tests::{property}"))
 }
 
 /// The `x` a finding was shrunk to.
-fn value_of(finding: &Value) -> u32 {
-    finding["finding"]["args"][0][1]
-        .as_str()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("a u32 argument: {finding}"))
+fn value_of(finding: &Reported) -> u32 {
+    finding
+        .first_arg()
+        .parse()
+        .unwrap_or_else(|_| panic!("a u32 argument: {finding:?}"))
 }
 
 #[test]
@@ -181,74 +176,70 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
     let events = covcheck_e2e::events(&output.stdout);
 
     for (property, kind) in [
-        ("aborts", "abort"),
-        ("segfaults", "segfault"),
-        ("hangs", "timeout"),
-        ("runs_out_of_memory", "out-of-memory"),
-        ("overflows_the_stack", "stack-overflow"),
-        ("exits", "exit"),
+        ("aborts", FailureKind::Abort),
+        ("segfaults", FailureKind::Segfault),
+        ("hangs", FailureKind::Timeout),
+        ("runs_out_of_memory", FailureKind::OutOfMemory),
+        ("overflows_the_stack", FailureKind::StackOverflow),
+        ("exits", FailureKind::Exit),
     ] {
         let event = finding(&events, "faults", property);
-        assert_eq!(event["finding"]["kind"], kind, "{property}: {event}");
-        let x = value_of(event);
+        assert_eq!(event.finding.kind, kind, "{property}: {event:?}");
+        let x = value_of(&event);
         assert!(
             x >= 1000 && x % 3 == 1,
-            "{property}: the input that does it: {event}"
+            "{property}: the input that does it: {event:?}"
         );
-        let seed = PathBuf::from(event["seed"].as_str().expect("saved"));
-        let text = fs::read_to_string(&seed).unwrap();
+        let seed = read_seed(event.saved_seed());
         assert!(
-            !text.contains("choices = \"\""),
-            "{property}: a seed with its input:\n{text}"
+            !seed.indices.is_empty(),
+            "{property}: a seed with its input: {seed:?}"
         );
     }
     for (property, kind, value) in [
-        ("exits_behind_a_gate", "exit", 0xE817),
-        ("segfaults_behind_a_gate", "segfault", 0x5E6F),
+        ("exits_behind_a_gate", FailureKind::Exit, 0xE817),
+        ("segfaults_behind_a_gate", FailureKind::Segfault, 0x5E6F),
         (
             "runs_out_of_memory_behind_a_gate",
-            "out-of-memory",
+            FailureKind::OutOfMemory,
             0x00AA_0033,
         ),
     ] {
         let gated = finding(&events, "faults", property);
-        assert_eq!(gated["finding"]["kind"], kind, "{gated}");
-        assert_eq!(value_of(gated), value, "{gated}");
+        assert_eq!(gated.finding.kind, kind, "{gated:?}");
+        assert_eq!(value_of(&gated), value, "{gated:?}");
     }
 
     let utf8 = finding(&events, "faults", "panics_with_invalid_utf8");
-    let message = utf8["finding"]["message"].as_str().unwrap();
     assert!(
-        message.contains("bad text o\\xffk"),
-        "escaped, not lost: {utf8}"
+        utf8.finding.message.contains("bad text o\\xffk"),
+        "escaped, not lost: {utf8:?}"
     );
-    let seed = fs::read_to_string(utf8["seed"].as_str().expect("saved")).unwrap();
+    let seed = read_seed(utf8.saved_seed());
+    let failure = seed.file.failure.as_ref().expect("a failure seed");
     assert!(
-        seed.contains("bad text o\\xffk"),
-        "the seed file keeps it:\n{seed}"
+        failure.message.contains("bad text o\\xffk"),
+        "the seed file keeps it: {seed:?}"
     );
 
     let thread = finding(&events, "faults", "panics_in_a_thread");
-    let message = thread["finding"]["message"].as_str().unwrap();
     assert!(
-        message.contains("the thread saw"),
-        "the thread's own message: {thread}"
+        thread.finding.message.contains("the thread saw"),
+        "the thread's own message: {thread:?}"
     );
 
     let flaky = finding(&events, "faults", "flaky");
-    assert_eq!(flaky["finding"]["flaky"], true, "{flaky}");
-    let finished = events
-        .iter()
-        .find(|e| e["event"] == "finished" && e["property"] == "faults::tests::flaky")
-        .expect("the flaky property's campaign finishes");
+    assert!(flaky.finding.flaky, "{flaky:?}");
+    let (execs, _) =
+        finished(&events, "faults::tests::flaky").expect("the flaky property's campaign finishes");
     assert!(
-        finished["execs"].as_u64().unwrap() >= 20_000,
-        "it kept fuzzing to the end of its budget: {finished}"
+        execs >= 20_000,
+        "it kept fuzzing to the end of its budget: {execs}"
     );
 
     // The printed command reruns the property from where covcheck ran (the
     // fixture is elsewhere: covcheck was given --manifest-path).
-    let rerun = utf8["rerun"].as_str().unwrap();
+    let rerun = utf8.rerun;
     assert!(rerun.contains("--manifest-path"), "{rerun}");
     let elsewhere = tempfile::tempdir().unwrap();
     let rerun_output = Command::new("sh")
@@ -383,7 +374,7 @@ fn sigterm_and_sigint_stop_the_workers_and_print_the_summary() {
         let status = lines
             .by_ref()
             .map_while(Result::ok)
-            .find(|l| l.contains("\"status\""));
+            .find(|l| matches!(parse_message(l), Some(Ok(Message::Status { .. }))));
         assert!(status.is_some(), "the campaign reports progress");
         assert!(!processes_with("tests::runs_until_stopped").is_empty());
 
@@ -394,18 +385,17 @@ fn sigterm_and_sigint_stop_the_workers_and_print_the_summary() {
             .unwrap();
         assert!(killed.success());
         let rest: Vec<String> = lines.map_while(Result::ok).collect();
+        let rest = covcheck_e2e::events(rest.join("\n").as_bytes());
         let status = run.wait().unwrap();
         assert_eq!(status.code(), Some(code), "128 + SIG{signal}: {rest:?}");
         assert!(
-            rest.iter()
-                .any(|l| l.contains(&format!("\"interrupted\",\"signal\":\"SIG{signal}\"")))
-                || rest
-                    .iter()
-                    .any(|l| l.contains("\"interrupted\"") && l.contains(signal)),
+            rest.iter().any(
+                |m| matches!(m, Message::Interrupted { signal: named } if named.contains(signal))
+            ),
             "says it was interrupted: {rest:?}"
         );
         assert!(
-            rest.iter().any(|l| l.contains("\"finished\"")),
+            rest.iter().any(|m| matches!(m, Message::Finished { .. })),
             "and summarises: {rest:?}"
         );
         // The worker is gone with its supervisor (it is killed, not waited

@@ -12,6 +12,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use covcheck_e2e::{Fixture, text_of};
+use covcheck_protocol::seeds::SeedKind;
 
 const PROPERTIES: &str = r#"
     #[covcheck]
@@ -43,15 +44,11 @@ const PROPERTIES: &str = r#"
 fn failure_seeds(fixture: &Fixture) -> BTreeMap<PathBuf, Vec<u8>> {
     ["finds_coffee", "scores"]
         .into_iter()
-        .flat_map(|p| fixture.seed_files(p))
-        .filter(|path| {
-            fs::read_to_string(path)
-                .unwrap()
-                .contains("kind = \"failure\"")
-        })
-        .map(|path| {
-            let bytes = fs::read(&path).unwrap();
-            (path, bytes)
+        .flat_map(|p| fixture.seeds(p))
+        .filter(|seed| seed.file.kind == SeedKind::Failure)
+        .map(|seed| {
+            let bytes = fs::read(&seed.path).unwrap();
+            (seed.path, bytes)
         })
         .collect()
 }
@@ -114,13 +111,10 @@ fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
     );
     assert!(stale.exists(), "and not deleted without --prune");
     let covering: Vec<PathBuf> = fixture
-        .seed_files("scores")
+        .seeds("scores")
         .into_iter()
-        .filter(|p| {
-            fs::read_to_string(p)
-                .unwrap()
-                .contains("kind = \"covering\"")
-        })
+        .filter(|seed| seed.file.kind == SeedKind::Covering)
+        .map(|seed| seed.path)
         .filter(|p| *p != stale)
         .collect();
     assert!(!covering.is_empty(), "covering seeds are saved:\n{text}");
@@ -298,13 +292,9 @@ fn minimize_gets_past_inputs_that_crash_or_hang() {
     let text = text_of(&campaign);
     assert_eq!(campaign.status.code(), Some(1), "{text}");
     let saved = fixture
-        .seed_files("survives")
-        .into_iter()
-        .filter(|p| {
-            fs::read_to_string(p)
-                .unwrap()
-                .contains("kind = \"failure\"")
-        })
+        .seeds("survives")
+        .iter()
+        .filter(|seed| seed.file.kind == SeedKind::Failure)
         .count();
     assert_eq!(saved, 1, "a failure seed is saved:\n{text}");
 }

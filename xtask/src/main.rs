@@ -2,6 +2,8 @@
 
 mod bench;
 mod campaigns;
+mod measure;
+mod stats;
 
 use std::process::{Command, ExitCode};
 
