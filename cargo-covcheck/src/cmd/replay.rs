@@ -23,9 +23,9 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Plain)?;
+    let (plan, properties) = super::build_and_discover(&args.build, filter, Build::Plain)?;
     if properties.is_empty() {
-        return Ok(crate::EXIT_NOTHING_TESTED);
+        return Ok(super::EXIT_NOTHING_TESTED);
     }
     let settings = Settings {
         timeout: covcheck_protocol::limits::hang_limit(),

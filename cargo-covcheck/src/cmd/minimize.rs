@@ -24,9 +24,9 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) = crate::build_and_discover(&args.build, filter, Build::Instrumented)?;
+    let (plan, properties) = super::build_and_discover(&args.build, filter, Build::Instrumented)?;
     if properties.is_empty() {
-        return Ok(crate::EXIT_NOTHING_TESTED);
+        return Ok(super::EXIT_NOTHING_TESTED);
     }
     let settings = Settings::for_tools(plan.covcheck_dir.clone());
     let settings = Settings {
