@@ -8,6 +8,7 @@
 //! needs when `--prune` says so. Failure seeds are never touched.
 
 use std::path::PathBuf;
+use std::sync::mpsc::Sender;
 
 use covcheck_protocol::seeds::{Seed, SeedFile, SeedKind};
 use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, MinimizeReport, SuiteStats, WorkerMode};
@@ -17,7 +18,7 @@ use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::report::human_count;
 use crate::suite_coverage::CoverageRecord;
-use crate::supervise::{Death, Settings, in_parallel, property_key, run_worker, tool_request};
+use crate::supervise::{Death, Settings, pool, property_key, run_worker, tool_request};
 
 pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
     let filter = Filter {
@@ -34,9 +35,9 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
         rss_limit_mb: args.limits.rss_limit_mb,
         ..settings
     };
-    let results = in_parallel(args.jobs, &properties, |property| {
-        measure(property, &settings)
-    });
+    let jobs = pool::jobs(args.jobs, properties.len());
+    let measure = |_, property, _: &Sender<()>| measure(property, &settings);
+    let results = pool::in_parallel(jobs, &properties, measure, |()| {});
     let mut code = 0;
     for (property, result) in properties.iter().zip(results) {
         println!("{}", property.listing.full_path);

@@ -7,6 +7,7 @@
 //! is reported as failed, and a new worker goes on with the seeds after it.
 
 use std::path::Path;
+use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use covcheck_protocol::worker::{Event, SeedResult, WorkerMode};
@@ -16,7 +17,7 @@ use crate::cli::ReplayArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::suite_coverage::CoverageRecord;
-use crate::supervise::{Settings, in_parallel, property_key, run_worker, tail, tool_request};
+use crate::supervise::{Settings, pool, property_key, run_worker, tail, tool_request};
 
 pub fn run(args: &ReplayArgs) -> Result<i32, String> {
     let filter = Filter {
@@ -32,9 +33,9 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         ..Settings::for_tools(plan.covcheck_dir.clone())
     };
     let started = Instant::now();
-    let results = in_parallel(None, &properties, |property| {
-        replay_property(property, &settings)
-    });
+    let jobs = pool::jobs(None, properties.len());
+    let replay = |_, property, _: &Sender<()>| replay_property(property, &settings);
+    let results = pool::in_parallel(jobs, &properties, replay, |()| {});
     let elapsed = started.elapsed();
 
     // Each seed's line was printed as it finished; the failures' messages

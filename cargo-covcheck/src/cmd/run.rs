@@ -1,15 +1,13 @@
 //! `cargo covcheck` and `cargo covcheck run`: a coverage-guided campaign for
 //! every selected property, a few at a time, with live status and a summary.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::cli::{self, RunArgs};
 use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
 use crate::report::{self, Reporter};
-use crate::supervise::{self, Settings};
+use crate::supervise::{self, Settings, pool};
 use crate::{interrupt, literals};
 
 /// Time per property when neither `--time` nor `--runs` is given.
@@ -25,10 +23,7 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         return Ok(super::EXIT_NOTHING_TESTED);
     }
     let settings = settings(args, &plan, &properties);
-    let jobs = args
-        .jobs
-        .unwrap_or_else(supervise::default_jobs)
-        .clamp(1, properties.len());
+    let jobs = pool::jobs(args.jobs, properties.len());
     if args.message_format == cli::MessageFormat::Human {
         eprintln!(
             "covcheck: {}, {} at a time, RNG seed {}",
@@ -38,28 +33,13 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         );
     }
     interrupt::install();
-    let (tx, rx) = mpsc::channel();
-    let next = AtomicUsize::new(0);
     let mut reporter = Reporter::new(args.message_format, &properties);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            let tx = tx.clone();
-            let (next, properties, settings) = (&next, &properties, &settings);
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(property) = properties.get(index) else {
-                        break;
-                    };
-                    supervise::run_property(index, property, settings, &tx);
-                }
-            });
-        }
-        drop(tx);
-        for update in rx {
-            reporter.handle(update);
-        }
-    });
+    pool::in_parallel(
+        jobs,
+        &properties,
+        |index, property, updates| supervise::run_property(index, property, &settings, updates),
+        |update| reporter.handle(update),
+    );
     let interrupted = interrupt::interrupted();
     let code = reporter.finish(interrupted.map(interrupt::signal_name));
     Ok(interrupted.map_or(code, |signal| 128 + signal))
