@@ -22,6 +22,8 @@ pub mod cmd;
 pub mod compile;
 pub mod conflict;
 pub mod discover;
+pub mod error;
+pub mod exit;
 pub mod instrument;
 pub mod interrupt;
 pub mod literals;

@@ -13,15 +13,19 @@ fn main() {
         wrapper::run(std::env::args_os().skip(1).collect());
     }
     let Cargo::Covcheck(args) = Cargo::parse();
-    let code = match args.command {
+    let result = match args.command {
         Some(Command::List(list)) => cmd::list::run(&list),
         Some(Command::Run(run)) => cmd::run::run(&run),
         Some(Command::Minimize(args)) => cmd::minimize::run(&args),
         Some(Command::Replay(args)) => cmd::replay::run(&args),
         None => cmd::run::run(&args.run),
     };
-    std::process::exit(code.unwrap_or_else(|message| {
-        eprintln!("error: {message}");
-        2
-    }));
+    let code = match result {
+        Ok(outcome) => outcome.code(),
+        Err(error) => {
+            eprintln!("error: {error}");
+            error.exit_code()
+        }
+    };
+    std::process::exit(code);
 }

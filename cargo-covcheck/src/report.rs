@@ -12,6 +12,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::MessageFormat;
 use crate::discover::Property;
+use crate::exit::Outcome;
 use crate::supervise::{Reported, Summary, Update};
 
 /// How often plain (non-terminal) output prints a status line per property.
@@ -149,12 +150,12 @@ impl<'a> Reporter<'a> {
                 property: property(i),
                 finding: r.finding.clone(),
                 seed: r.seed.as_ref().ok().cloned(),
-                seed_error: r.seed.as_ref().err().cloned(),
+                seed_error: r.seed.as_ref().err().map(ToString::to_string),
                 rerun: self.properties[*i].rerun_command(),
             },
-            Update::Error(i, message) => Message::Error {
+            Update::Error(i, error) => Message::Error {
                 property: property(i),
-                message: message.clone(),
+                message: error.to_string(),
             },
             Update::Warning(i, message) => Message::Warning {
                 property: property(i),
@@ -172,13 +173,14 @@ impl<'a> Reporter<'a> {
         println!("{}", message.to_line());
     }
 
-    /// Prints the summary table (human format) and returns the exit status;
+    /// Prints the summary table (human format) and returns how the run went;
     /// `interrupted` names the signal that cut the run short, if one did.
-    pub fn finish(self, interrupted: Option<&str>) -> i32 {
-        let failed = self
-            .results
-            .iter()
-            .any(|r| !r.failures.is_empty() || r.errors > 0);
+    pub fn finish(self, interrupted: Option<&str>) -> Outcome {
+        let outcome = Outcome::of(
+            self.results.iter().any(|r| !r.failures.is_empty()),
+            self.results.iter().any(|r| r.errors > 0),
+        );
+        let failed = outcome != Outcome::Passed;
         if self.format == MessageFormat::Human {
             let width = self
                 .properties
@@ -237,7 +239,7 @@ impl<'a> Reporter<'a> {
             };
             println!("{}", message.to_line());
         }
-        i32::from(failed)
+        outcome
     }
 }
 

@@ -4,8 +4,10 @@
 use crate::cli::ListArgs;
 use crate::compile::Build;
 use crate::discover::Filter;
+use crate::error::Error;
+use crate::exit::Outcome;
 
-pub fn run(args: &ListArgs) -> Result<i32, String> {
+pub fn run(args: &ListArgs) -> Result<Outcome, Error> {
     let filter = Filter {
         text: args.filter.as_deref(),
         exact: false,
@@ -18,5 +20,5 @@ pub fn run(args: &ListArgs) -> Result<i32, String> {
             eprintln!("warning: {error}");
         }
     }
-    Ok(0)
+    Ok(Outcome::Passed)
 }

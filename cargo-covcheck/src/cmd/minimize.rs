@@ -16,18 +16,20 @@ use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, MinimizeReport, SuiteStats, Wo
 use crate::cli::MinimizeArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
+use crate::error::{Error, MinimizeError, WorkerError};
+use crate::exit::Outcome;
 use crate::report::human_count;
 use crate::suite_coverage::CoverageRecord;
 use crate::supervise::{Death, Settings, pool, property_key, run_worker, tool_request};
 
-pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
+pub fn run(args: &MinimizeArgs) -> Result<Outcome, Error> {
     let filter = Filter {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
     let (plan, properties) = super::build_and_discover(&args.build, filter, Build::Instrumented)?;
     if properties.is_empty() {
-        return Ok(super::EXIT_NOTHING_TESTED);
+        return Ok(Outcome::NothingTested);
     }
     let settings = Settings::for_tools(plan.covcheck_dir.clone());
     let settings = Settings {
@@ -38,14 +40,14 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
     let jobs = pool::jobs(args.jobs, properties.len());
     let measure = |_, property, _: &Sender<()>| measure(property, &settings);
     let results = pool::in_parallel(jobs, &properties, measure, |()| {});
-    let mut code = 0;
+    let mut outcome = Outcome::Passed;
     for (property, result) in properties.iter().zip(results) {
         println!("{}", property.listing.full_path);
         let Measured { report, deaths } = match result {
             Ok(measured) => measured,
             Err(problem) => {
                 println!("  error: {problem}");
-                code = 1;
+                outcome = outcome.worst(problem.outcome());
                 continue;
             }
         };
@@ -66,7 +68,7 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
                 Ok(()) => {}
                 Err(problem) => {
                     println!("  error: {problem}");
-                    code = 1;
+                    outcome = outcome.worst(problem.outcome());
                 }
             }
         } else {
@@ -84,7 +86,7 @@ pub fn run(args: &MinimizeArgs) -> Result<i32, String> {
             println!("  warning: {problem}");
         }
     }
-    Ok(code)
+    Ok(outcome)
 }
 
 /// How often a property's minimize worker is restarted after an input
@@ -101,7 +103,7 @@ struct Measured {
 /// Runs the minimize worker of one property. An input that crashes or hangs
 /// ends the worker; a new one starts that skips it, so that one bad corpus
 /// entry (or shrinking candidate) does not cost the whole suite.
-fn measure(property: &Property, settings: &Settings) -> Result<Measured, String> {
+fn measure(property: &Property, settings: &Settings) -> Result<Measured, MinimizeError> {
     let mut deaths: Vec<Death> = Vec::new();
     loop {
         let skip = deaths.iter().map(|d| d.choices.clone()).collect();
@@ -112,25 +114,14 @@ fn measure(property: &Property, settings: &Settings) -> Result<Measured, String>
         }
         let Some(death) = outcome.death else {
             return Err(if outcome.errors.is_empty() {
-                "the worker ended without a report".to_string()
+                WorkerError::NoReport.into()
             } else {
-                outcome.errors.join("\n")
+                WorkerError::Several(outcome.errors).into()
             });
         };
         let again = deaths.iter().any(|d| d.choices == death.choices);
         if again || deaths.len() >= MAX_RESTARTS {
-            return Err(format!(
-                "the worker died ({}: {}) while running the input `{}`{}; run `cargo covcheck` \
-                 on this property to find the failure and save it as a seed",
-                death.kind.describe(),
-                death.detail,
-                SeedFile::format_indices(&death.choices),
-                if again {
-                    ", which it had been told to skip"
-                } else {
-                    ", after as many restarts as minimize allows"
-                }
-            ));
+            return Err(MinimizeError::KeepsDying { death, again });
         }
         deaths.push(death);
     }
@@ -223,9 +214,9 @@ fn save(
     report: &MinimizeReport,
     prune: bool,
     record: &mut CoverageRecord,
-) -> Result<(), String> {
+) -> Result<(), MinimizeError> {
     let store = property.seed_store();
-    let before = store.load().map_err(|e| e.to_string())?;
+    let before = store.load()?;
     let mut kept = Vec::new();
     let mut new = 0;
     for input in &report.selected {
@@ -244,9 +235,12 @@ fn save(
             Some(seed) => seed.path.clone(),
             None => {
                 new += 1;
-                store.save(&file).map_err(|e| {
-                    format!("could not save a seed in {}: {e}", store.dir().display())
-                })?
+                store
+                    .save(&file)
+                    .map_err(|source| MinimizeError::SaveSeed {
+                        dir: store.dir().to_path_buf(),
+                        source,
+                    })?
             }
         };
         if let Some(name) = path.file_name() {
@@ -290,8 +284,10 @@ fn save(
         return Ok(());
     }
     for path in &stale {
-        std::fs::remove_file(path)
-            .map_err(|e| format!("could not delete {}: {e}", path.display()))?;
+        std::fs::remove_file(path).map_err(|source| MinimizeError::Delete {
+            path: path.clone(),
+            source,
+        })?;
         println!("  deleted {} (no longer needed)", path.display());
     }
     Ok(())

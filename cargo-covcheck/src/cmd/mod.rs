@@ -11,11 +11,8 @@ pub mod run;
 use crate::cli::BuildArgs;
 use crate::compile::{self, Build, Plan};
 use crate::discover::{self, Filter, Property};
+use crate::error::Error;
 use crate::supervise;
-
-/// Exit status when no property matched, so nothing was tested (the code
-/// cargo-nextest uses for "no tests to run").
-pub const EXIT_NOTHING_TESTED: i32 = 4;
 
 /// Builds the tests of the selected packages and lists the properties that
 /// `filter` keeps.
@@ -23,7 +20,7 @@ pub fn build_and_discover(
     build: &BuildArgs,
     filter: Filter<'_>,
     kind: Build,
-) -> Result<(Plan, Vec<Property>), String> {
+) -> Result<(Plan, Vec<Property>), Error> {
     let plan = compile::plan(build)?;
     supervise::remove_finished_work_dirs(&plan.covcheck_dir);
     let binaries = compile::build(&plan, build, kind)?;

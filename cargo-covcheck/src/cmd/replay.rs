@@ -16,17 +16,19 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use crate::cli::ReplayArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
+use crate::error::{Error, WorkerError};
+use crate::exit::Outcome;
 use crate::suite_coverage::CoverageRecord;
 use crate::supervise::{Settings, pool, property_key, run_worker, tail, tool_request};
 
-pub fn run(args: &ReplayArgs) -> Result<i32, String> {
+pub fn run(args: &ReplayArgs) -> Result<Outcome, Error> {
     let filter = Filter {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
     let (plan, properties) = super::build_and_discover(&args.build, filter, Build::Plain)?;
     if properties.is_empty() {
-        return Ok(super::EXIT_NOTHING_TESTED);
+        return Ok(Outcome::NothingTested);
     }
     let settings = Settings {
         timeout: covcheck_protocol::limits::hang_limit(),
@@ -101,12 +103,15 @@ pub fn run(args: &ReplayArgs) -> Result<i32, String> {
         write_junit(path, &properties, &results, elapsed)?;
         println!("JUnit report: {}", path.display());
     }
-    Ok(if failed > 0 || errors > 0 { 1 } else { 0 })
+    Ok(Outcome::of(failed > 0, errors > 0))
 }
 
 /// Replays the seeds of one property, restarting the worker after a seed
 /// that killed it.
-fn replay_property(property: &Property, settings: &Settings) -> Result<Vec<SeedResult>, String> {
+fn replay_property(
+    property: &Property,
+    settings: &Settings,
+) -> Result<Vec<SeedResult>, WorkerError> {
     let mut results: Vec<SeedResult> = Vec::new();
     loop {
         let skip = results.iter().map(|r| r.file.clone()).collect();
@@ -138,13 +143,12 @@ fn replay_property(property: &Property, settings: &Settings) -> Result<Vec<SeedR
             continue;
         }
         if !outcome.errors.is_empty() {
-            return Err(outcome.errors.join("\n"));
+            return Err(WorkerError::Several(outcome.errors));
         }
         if !outcome.done {
-            return Err(format!(
-                "the test binary ended before replaying every seed; its output is in {}",
-                work.join("replay.log").display()
-            ));
+            return Err(WorkerError::EndedEarly {
+                log: work.join("replay.log"),
+            });
         }
         return Ok(results);
     }
@@ -164,9 +168,9 @@ fn print_verdict(property: &Property, seed: &SeedResult) {
 fn write_junit(
     path: &Path,
     properties: &[Property],
-    results: &[Result<Vec<SeedResult>, String>],
+    results: &[Result<Vec<SeedResult>, WorkerError>],
     elapsed: Duration,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let mut report = Report::new("covcheck replay");
     report.set_time(elapsed);
     for (property, result) in properties.iter().zip(results) {
@@ -193,7 +197,7 @@ fn write_junit(
             }
             Err(problem) => {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
-                status.set_message(problem.as_str());
+                status.set_message(problem.to_string());
                 let mut case = TestCase::new("(replay)", status);
                 case.set_classname(name);
                 suite.add_test_case(case);
@@ -201,8 +205,6 @@ fn write_junit(
         }
         report.add_test_suite(suite);
     }
-    let xml = report
-        .to_string()
-        .map_err(|e| format!("cannot write the JUnit report: {e}"))?;
-    crate::atomic::write_atomically(path, xml.as_bytes())
+    let xml = report.to_string()?;
+    crate::atomic::write_atomically(path, xml.as_bytes()).map_err(Error::Junit)
 }

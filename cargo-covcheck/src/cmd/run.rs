@@ -6,6 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::cli::{self, RunArgs};
 use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
+use crate::error::Error;
+use crate::exit::Outcome;
 use crate::report::{self, Reporter};
 use crate::supervise::{self, Settings, pool};
 use crate::{interrupt, literals};
@@ -13,14 +15,14 @@ use crate::{interrupt, literals};
 /// Time per property when neither `--time` nor `--runs` is given.
 const DEFAULT_TIME: Duration = Duration::from_secs(60);
 
-pub fn run(args: &RunArgs) -> Result<i32, String> {
+pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
     let filter = Filter {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
     let (plan, properties) = super::build_and_discover(&args.build, filter, Build::Instrumented)?;
     if properties.is_empty() {
-        return Ok(super::EXIT_NOTHING_TESTED);
+        return Ok(Outcome::NothingTested);
     }
     let settings = settings(args, &plan, &properties);
     let jobs = pool::jobs(args.jobs, properties.len());
@@ -41,8 +43,8 @@ pub fn run(args: &RunArgs) -> Result<i32, String> {
         |update| reporter.handle(update),
     );
     let interrupted = interrupt::interrupted();
-    let code = reporter.finish(interrupted.map(interrupt::signal_name));
-    Ok(interrupted.map_or(code, |signal| 128 + signal))
+    let outcome = reporter.finish(interrupted.map(interrupt::signal_name));
+    Ok(interrupted.map_or(outcome, Outcome::Interrupted))
 }
 
 /// The campaigns' settings from the command line, with the dictionary of

@@ -19,6 +19,7 @@ use super::death::Death;
 use super::paths::property_dirs;
 use super::worker::{WorkerOutcome, run_worker, tail};
 use crate::discover::Property;
+use crate::error::{SeedNotSaved, ShrinkError, WorkerError};
 use crate::interrupt;
 
 /// What the supervisor tells the reporter, tagged with the property's index.
@@ -29,7 +30,7 @@ pub enum Update {
     /// A worker died; its input is being reproduced and shrunk.
     Crashed(usize, FailureKind),
     Finding(usize, Box<Reported>),
-    Error(usize, String),
+    Error(usize, WorkerError),
     /// Something to fix that did not stop the campaign.
     Warning(usize, String),
     Finished(usize, Summary),
@@ -39,7 +40,7 @@ pub enum Update {
 #[derive(Debug)]
 pub struct Reported {
     pub finding: Finding,
-    pub seed: Result<PathBuf, String>,
+    pub seed: Result<PathBuf, SeedNotSaved>,
 }
 
 /// The end result of one property's campaign.
@@ -260,7 +261,7 @@ impl<'a> Campaign<'a> {
         let seed = if self.settings.save {
             save_seed(self.property, &finding)
         } else {
-            Err("not saved (--no-save)".to_string())
+            Err(SeedNotSaved::NoSave)
         };
         let reported = Box::new(Reported { finding, seed });
         self.send(Update::Finding(self.index, reported));
@@ -293,7 +294,7 @@ fn offset(p: Progress, before: &Summary) -> Progress {
     }
 }
 
-fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, String> {
+fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, SeedNotSaved> {
     let store = property.seed_store();
     let file = SeedFile::failure(
         &property.listing.full_path,
@@ -306,9 +307,10 @@ fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, String> 
         },
         &finding.args,
     );
-    store
-        .save(&file)
-        .map_err(|e| format!("could not save the seed in {}: {e}", store.dir().display()))
+    store.save(&file).map_err(|source| SeedNotSaved::Io {
+        dir: store.dir().to_path_buf(),
+        source,
+    })
 }
 
 /// Reproduces and shrinks a crash in a second worker.
@@ -318,7 +320,7 @@ fn shrink_crash(
     campaign: &WorkerConfig,
     settings: &Settings,
     death: &Death,
-) -> Result<Finding, String> {
+) -> Result<Finding, ShrinkError> {
     let config = WorkerConfig {
         mode: WorkerMode::ShrinkCrash {
             choices: death.choices.clone(),
@@ -331,16 +333,15 @@ fn shrink_crash(
         return Ok(finding);
     }
     if let Some(error) = outcome.errors.into_iter().next() {
-        return Err(error);
+        return Err(error.into());
     }
     Err(match outcome.death {
-        Some(death) => format!(
-            "the shrinking worker died too ({}: {}); its output:\n{}",
-            death.kind.describe(),
-            death.detail,
-            tail(&work.join("shrink.log"), 20)
-        ),
-        None => "the shrinking worker reported nothing".to_string(),
+        Some(death) => ShrinkError::DiedToo {
+            kind: death.kind,
+            detail: death.detail,
+            log_tail: tail(&work.join("shrink.log"), 20),
+        },
+        None => ShrinkError::NothingReported,
     })
 }
 

@@ -18,6 +18,7 @@ use super::death::{Death, classify_death};
 use super::paths::{mode_name, property_dirs};
 use super::watchdog::{Watchdog, Watched};
 use crate::discover::Property;
+use crate::error::{WorkerError, WriteError};
 use crate::interrupt;
 
 /// libtest's exit status when a test failed.
@@ -28,7 +29,7 @@ const LIBTEST_FAILED: i32 = 101;
 pub struct WorkerOutcome {
     pub last_progress: Progress,
     pub findings: Vec<Finding>,
-    pub errors: Vec<String>,
+    pub errors: Vec<WorkerError>,
     pub done: bool,
     pub death: Option<Death>,
     pub minimized: Option<Box<MinimizeReport>>,
@@ -73,7 +74,7 @@ pub fn run_worker(
     config: &WorkerConfig,
     settings: &Settings,
     on_event: impl FnMut(&Event),
-) -> Result<WorkerOutcome, String> {
+) -> Result<WorkerOutcome, WorkerError> {
     let (files, log) = WorkerFiles::prepare(work, config)?;
     let mut child = spawn(property, &files.config, log)?;
     let registered = interrupt::Registered::new(child.id());
@@ -99,20 +100,28 @@ struct WorkerFiles {
 impl WorkerFiles {
     /// Writes the request, zeroes the in-flight slot (a stale input must
     /// never be blamed) and creates the log, returned open for the worker.
-    fn prepare(work: &Path, config: &WorkerConfig) -> Result<(WorkerFiles, File), String> {
-        std::fs::create_dir_all(work)
-            .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    fn prepare(work: &Path, config: &WorkerConfig) -> Result<(WorkerFiles, File), WorkerError> {
+        std::fs::create_dir_all(work).map_err(|source| WorkerError::Create {
+            path: work.to_path_buf(),
+            source,
+        })?;
         let config_path = work.join(format!("{}.json", mode_name(&config.mode)));
         let json = serde_json::to_string_pretty(config).expect("configs serialize");
-        std::fs::write(&config_path, json)
-            .map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
+        std::fs::write(&config_path, json).map_err(|source| WriteError {
+            path: config_path.clone(),
+            source,
+        })?;
         let inflight = &config.inflight_path;
         let zeros = vec![0u8; inflight_len(MAX_CHOICES)];
-        std::fs::write(inflight, zeros)
-            .map_err(|e| format!("cannot write {}: {e}", inflight.display()))?;
+        std::fs::write(inflight, zeros).map_err(|source| WriteError {
+            path: inflight.clone(),
+            source,
+        })?;
         let log = work.join(format!("{}.log", mode_name(&config.mode)));
-        let log_file =
-            File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let log_file = File::create(&log).map_err(|source| WorkerError::Create {
+            path: log.clone(),
+            source,
+        })?;
         let files = WorkerFiles {
             config: config_path,
             log,
@@ -122,7 +131,7 @@ impl WorkerFiles {
 }
 
 /// Starts the property's test binary on that one test, as a worker.
-fn spawn(property: &Property, config: &Path, log: File) -> Result<Child, String> {
+fn spawn(property: &Property, config: &Path, log: File) -> Result<Child, WorkerError> {
     let mut command = Command::new(&property.binary.path);
     interrupt::die_with_parent(&mut command);
     command
@@ -138,7 +147,10 @@ fn spawn(property: &Property, config: &Path, log: File) -> Result<Child, String>
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))
         .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", property.binary.path.display()))
+        .map_err(|source| WorkerError::Start {
+            binary: property.binary.path.clone(),
+            source,
+        })
 }
 
 /// Reads the worker's events until it closes its stdout.
@@ -168,9 +180,7 @@ fn read_events(
                 on_event(&event);
                 outcome.record(event);
             }
-            Err(problem) => outcome
-                .errors
-                .push(format!("unreadable worker event: {problem}")),
+            Err(problem) => outcome.errors.push(WorkerError::UnreadableEvent(problem)),
         }
     }
 }
@@ -185,7 +195,7 @@ impl WorkerOutcome {
                 self.done = true;
             }
             Event::Finding(f) => self.findings.push(f),
-            Event::Error { message } => self.errors.push(message),
+            Event::Error { message } => self.errors.push(WorkerError::Refused(message)),
             Event::Warning { .. } | Event::Started { .. } => {}
             Event::Minimized(report) => {
                 self.minimized = Some(report);
@@ -211,7 +221,7 @@ fn judge_ending(
     config: &WorkerConfig,
     settings: &Settings,
     files: &WorkerFiles,
-) -> Result<(), String> {
+) -> Result<(), WorkerError> {
     let failed_test = status.is_some_and(|s| s.code() == Some(LIBTEST_FAILED));
     let refused = status.is_some_and(|s| s.code() == Some(2)) && !outcome.errors.is_empty();
     // A worker that ended itself before it was done was running an input
@@ -225,16 +235,18 @@ fn judge_ending(
         // The worker explained why it cannot run (an error event): not a crash.
     } else if failed_test && !killed && outcome.seed_in_flight.is_none() {
         // A panic outside the property's own code: covcheck's fault, not a finding.
-        outcome.errors.push(format!(
-            "the worker failed; this is a bug in covcheck, please report it with this output:\n{}",
-            tail(&files.log, 30)
-        ));
+        outcome.errors.push(WorkerError::Bug {
+            log_tail: tail(&files.log, 30),
+        });
     } else if ((!outcome.done && status.is_some_and(|s| !s.success())) || ended_early || killed)
         && let Some(death) = classify_death(status, watched, settings, &files.log)
     {
         let inflight = &config.inflight_path;
-        let (execs, choices) = read_inflight(inflight)
-            .map_err(|e| format!("cannot read {}: {e}", inflight.display()))?;
+        let (execs, choices) =
+            read_inflight(inflight).map_err(|source| WorkerError::ReadInflight {
+                path: inflight.clone(),
+                source,
+            })?;
         outcome.last_progress.execs = outcome.last_progress.execs.max(execs);
         outcome.death = Some(Death { choices, ..death });
     }
