@@ -5,7 +5,10 @@
 
 use clap::Parser;
 
-use cargo_covcheck::cli::{Cargo, Command};
+use cargo_covcheck::cli::{Cargo, Command, RunArgs};
+use cargo_covcheck::error::Error;
+use cargo_covcheck::exit::Outcome;
+use cargo_covcheck::report::{self, HumanReporter};
 use cargo_covcheck::{cmd, wrapper};
 
 fn main() {
@@ -14,11 +17,11 @@ fn main() {
     }
     let Cargo::Covcheck(args) = Cargo::parse();
     let result = match args.command {
-        Some(Command::List(list)) => cmd::list::run(&list),
-        Some(Command::Run(run)) => cmd::run::run(&run),
-        Some(Command::Minimize(args)) => cmd::minimize::run(&args),
-        Some(Command::Replay(args)) => cmd::replay::run(&args),
-        None => cmd::run::run(&args.run),
+        Some(Command::List(list)) => cmd::list::run(&list, &mut HumanReporter::new()),
+        Some(Command::Run(run)) => run_campaigns(&run),
+        Some(Command::Minimize(args)) => cmd::minimize::run(&args, &mut HumanReporter::new()),
+        Some(Command::Replay(args)) => cmd::replay::run(&args, &mut HumanReporter::new()),
+        None => run_campaigns(&args.run),
     };
     let code = match result {
         Ok(outcome) => outcome.code(),
@@ -28,4 +31,10 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// The campaigns, shown as `--message-format` says.
+fn run_campaigns(args: &RunArgs) -> Result<Outcome, Error> {
+    let mut reporter = report::for_format(args.message_format);
+    cmd::run::run(args, reporter.as_mut())
 }

@@ -6,19 +6,22 @@ use crate::compile::Build;
 use crate::discover::Filter;
 use crate::error::Error;
 use crate::exit::Outcome;
+use crate::report::{Event, Reporter};
 
-pub fn run(args: &ListArgs) -> Result<Outcome, Error> {
+pub fn run(args: &ListArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
     let filter = Filter {
         text: args.filter.as_deref(),
         exact: false,
     };
-    let (_, properties) = super::build_and_discover(&args.build, filter, Build::Instrumented)?;
+    let (_, properties) =
+        super::build_and_discover(&args.build, filter, Build::Instrumented, reporter)?;
     for property in &properties {
         let (seeds, unreadable) = property.seed_store().load_valid();
-        println!("{}  ({} seeds)", property.listing.full_path, seeds.len());
-        for error in unreadable {
-            eprintln!("warning: {error}");
-        }
+        reporter.report(Event::Listed {
+            property,
+            seeds: seeds.len(),
+            unreadable,
+        });
     }
     Ok(Outcome::Passed)
 }

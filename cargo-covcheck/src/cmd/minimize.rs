@@ -3,88 +3,53 @@
 //! feature, and with `--save` keeps it as covering seeds.
 //!
 //! The measuring, set cover and shrinking happen in a worker on the
-//! instrumented build (`covcheck_rt::engine::minimize`); this side reports,
-//! writes the seeds, and only deletes covering seeds the suite no longer
-//! needs when `--prune` says so. Failure seeds are never touched.
+//! instrumented build (`covcheck_rt::engine::minimize`); this side writes
+//! the seeds, and only deletes covering seeds the suite no longer needs
+//! when `--prune` says so. Failure seeds are never touched. What it did goes
+//! to the reporter as one [`Event::Minimized`] per property.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 
-use covcheck_protocol::seeds::{Seed, SeedFile, SeedKind};
-use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, MinimizeReport, SuiteStats, WorkerMode};
+use covcheck_protocol::seeds::{Seed, SeedFile, SeedKind, SeedStore};
+use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, MinimizeReport, WorkerMode};
 
 use crate::cli::MinimizeArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::error::{Error, MinimizeError, WorkerError};
 use crate::exit::Outcome;
-use crate::report::human_count;
+use crate::report::events::{Minimized, PropertyMinimized, Saving, Stale, Suite, Written};
+use crate::report::{Event, Reporter};
 use crate::suite_coverage::CoverageRecord;
 use crate::supervise::{Death, Settings, pool, property_key, run_worker, tool_request};
 
-pub fn run(args: &MinimizeArgs) -> Result<Outcome, Error> {
+pub fn run(args: &MinimizeArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
     let filter = Filter {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) = super::build_and_discover(&args.build, filter, Build::Instrumented)?;
+    let (plan, properties) =
+        super::build_and_discover(&args.build, filter, Build::Instrumented, reporter)?;
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }
-    let settings = Settings::for_tools(plan.covcheck_dir.clone());
     let settings = Settings {
         timeout: args.limits.timeout,
         rss_limit_mb: args.limits.rss_limit_mb,
-        ..settings
+        ..Settings::for_tools(plan.covcheck_dir.clone())
     };
     let jobs = pool::jobs(args.jobs, properties.len());
     let measure = |_, property, _: &Sender<()>| measure(property, &settings);
     let results = pool::in_parallel(jobs, &properties, measure, |()| {});
     let mut outcome = Outcome::Passed;
     for (property, result) in properties.iter().zip(results) {
-        println!("{}", property.listing.full_path);
-        let Measured { report, deaths } = match result {
-            Ok(measured) => measured,
-            Err(problem) => {
-                println!("  error: {problem}");
-                outcome = outcome.worst(problem.outcome());
-                continue;
-            }
+        let minimized = PropertyMinimized {
+            property,
+            result: result.map(|measured| keep(property, measured, args, &plan.covcheck_dir)),
         };
-        print_report(&report);
-        print_deaths(property, &deaths);
-        let record_path = CoverageRecord::path(&plan.covcheck_dir, &property_key(property));
-        let mut record = CoverageRecord {
-            // Shrinking can reach features the campaign did not.
-            features: report.measured.features.max(report.after.features),
-            seeds: report.seed_features.iter().cloned().collect(),
-        };
-        if report.measured.inputs == 0 {
-            println!(
-                "  nothing to minimize: no corpus yet; run `cargo covcheck` on this property first"
-            );
-        } else if args.save {
-            match save(property, &report, args.prune, &mut record) {
-                Ok(()) => {}
-                Err(problem) => {
-                    println!("  error: {problem}");
-                    outcome = outcome.worst(problem.outcome());
-                }
-            }
-        } else {
-            println!("  (not saved: add --save to keep this suite as covering seeds)");
-        }
-        // What the seeds on disk now cover, as `replay` will report it.
-        let files = property.seed_files();
-        println!(
-            "  {}",
-            record
-                .coverage_of(files.iter().map(String::as_str))
-                .describe()
-        );
-        if let Err(problem) = record.save(&record_path) {
-            println!("  warning: {problem}");
-        }
+        outcome = outcome.worst(minimized.outcome());
+        reporter.report(Event::Minimized(&minimized));
     }
     Ok(outcome)
 }
@@ -127,89 +92,62 @@ fn measure(property: &Property, settings: &Settings) -> Result<Measured, Minimiz
     }
 }
 
-fn print_report(report: &MinimizeReport) {
-    let line = |label: &str, stats: &SuiteStats, note: String| {
-        println!(
-            "  {label:<13}{:>8} inputs {:>10} bytes {:>8} features  {note}",
-            human_count(stats.inputs as u64),
-            human_count(stats.bytes as u64),
-            human_count(stats.features as u64),
-        );
+/// Keeps what was measured: the suite as covering seeds (with `--save`),
+/// and the coverage record that `replay` reports from.
+fn keep(
+    property: &Property,
+    measured: Measured,
+    args: &MinimizeArgs,
+    covcheck_dir: &Path,
+) -> Minimized {
+    let Measured { report, deaths } = measured;
+    let mut record = CoverageRecord {
+        // Shrinking can reach features the campaign did not.
+        features: report.measured.features.max(report.after.features),
+        seeds: report.seed_features.iter().cloned().collect(),
     };
-    let mut measured_note = format!("{} from the corpus cache", report.corpus_inputs);
-    if report.failure_seeds > 0 {
-        measured_note.push_str(&format!(
-            ", and {} failure seed(s), always kept",
-            report.failure_seeds
-        ));
-    }
-    line("measured", &report.measured, measured_note);
-    line(
-        "forward pass",
-        &report.forward_pass,
-        "what libFuzzer's -merge=1 rule keeps".to_string(),
-    );
-    let ratio = report.forward_pass.inputs as f64 / report.set_cover.inputs.max(1) as f64;
-    line(
-        "set cover",
-        &report.set_cover,
-        format!("{ratio:.1}x fewer inputs than the forward pass"),
-    );
-    let kept = if report.measured.features == 0 {
-        100.0
+    let suite = if report.measured.inputs == 0 {
+        Suite::NoCorpus
+    } else if args.save {
+        Suite::Saved(save(property, &report, args.prune, &mut record))
     } else {
-        100.0 * report.kept_features as f64 / report.measured.features as f64
+        Suite::NotSaved
     };
-    let mut note = format!(
-        "keeps {} of the {} measured features ({kept:.0}%)",
-        report.kept_features, report.measured.features
-    );
-    let new = report.after.features.saturating_sub(report.kept_features);
-    if new > 0 {
-        note.push_str(&format!(", and reaches {new} more"));
+    // What the seeds on disk now cover, as `replay` will report it.
+    let files = property.seed_files();
+    let coverage = record.coverage_of(files.iter().map(String::as_str));
+    let record_path = CoverageRecord::path(covcheck_dir, &property_key(property));
+    Minimized {
+        report,
+        deaths,
+        suite,
+        coverage,
+        record_error: record.save(&record_path).err(),
     }
-    line("shrunk", &report.after, note);
-    if report.failing_inputs > 0 {
-        println!(
-            "  {} input(s) now fail and were left out: run `cargo covcheck` to find and save the failure",
-            report.failing_inputs
-        );
-    }
-    if report.unmeasured_failure_seeds > 0 {
-        println!(
-            "  {} failure seed(s) of crash kinds were kept without being run",
-            report.unmeasured_failure_seeds
-        );
-    }
-}
-
-/// Names the inputs that ended a worker: each is a bug the suite cannot
-/// hold as a covering seed, which a campaign shrinks and saves.
-fn print_deaths(property: &Property, deaths: &[Death]) {
-    if deaths.is_empty() {
-        return;
-    }
-    println!(
-        "  {} input(s) crashed or hung the property and were left out:",
-        deaths.len()
-    );
-    for death in deaths {
-        println!(
-            "    {}: {}: `{}`",
-            death.kind.describe(),
-            death.detail,
-            SeedFile::format_indices(&death.choices)
-        );
-    }
-    println!(
-        "  to shrink and save the failure as a seed: cargo covcheck --exact {}",
-        property.listing.full_path
-    );
 }
 
 /// Writes the selected inputs as covering seeds, lists the covering seeds no
-/// longer needed and, with `prune`, deletes them.
+/// longer needed and, with `prune`, deletes them; as far as it gets.
 fn save(
+    property: &Property,
+    report: &MinimizeReport,
+    prune: bool,
+    record: &mut CoverageRecord,
+) -> Saving {
+    let mut saving = Saving {
+        written: None,
+        failing: Vec::new(),
+        stale: Stale::Listed(Vec::new()),
+        error: None,
+    };
+    if let Err(error) = save_into(&mut saving, property, report, prune, record) {
+        saving.error = Some(error);
+    }
+    saving
+}
+
+fn save_into(
+    saving: &mut Saving,
     property: &Property,
     report: &MinimizeReport,
     prune: bool,
@@ -217,6 +155,46 @@ fn save(
 ) -> Result<(), MinimizeError> {
     let store = property.seed_store();
     let before = store.load()?;
+    let (kept, new) = write_selected(&store, property, report, &before, record)?;
+    saving.written = Some(Written {
+        seeds: report.selected.len(),
+        new,
+        dir: store.dir().to_path_buf(),
+    });
+    // Covering seeds that now fail (panic, crash or hang) are never stale:
+    // each shows a bug, which `cargo test` reports until it is fixed.
+    let (failing, stale): (Vec<&Seed>, Vec<&Seed>) = before
+        .iter()
+        .filter(|s| s.file.kind == SeedKind::Covering && !kept.contains(&s.file_name()))
+        .partition(|s| report.failing_seeds.contains(&s.file_name()));
+    saving.failing = failing.iter().map(|s| s.path.clone()).collect();
+    let stale: Vec<PathBuf> = stale.into_iter().map(|s| s.path.clone()).collect();
+    if !prune {
+        saving.stale = Stale::Listed(stale);
+        return Ok(());
+    }
+    let mut deleted = Vec::new();
+    let result = stale.into_iter().try_for_each(|path| {
+        std::fs::remove_file(&path).map_err(|source| MinimizeError::Delete {
+            path: path.clone(),
+            source,
+        })?;
+        deleted.push(path);
+        Ok(())
+    });
+    saving.stale = Stale::Deleted(deleted);
+    result
+}
+
+/// Writes the selected inputs that are not covering seeds already; returns
+/// the file names of the suite's seeds and how many are new.
+fn write_selected(
+    store: &SeedStore,
+    property: &Property,
+    report: &MinimizeReport,
+    before: &[Seed],
+    record: &mut CoverageRecord,
+) -> Result<(Vec<String>, usize), MinimizeError> {
     let mut kept = Vec::new();
     let mut new = 0;
     for input in &report.selected {
@@ -249,46 +227,5 @@ fn save(
             kept.push(name);
         }
     }
-    println!(
-        "  saved {} covering seeds ({new} new) in {}",
-        report.selected.len(),
-        store.dir().display()
-    );
-    // Covering seeds that now fail (panic, crash or hang) are never stale:
-    // each shows a bug, which `cargo test` reports until it is fixed.
-    let (failing, stale): (Vec<&Seed>, Vec<&Seed>) = before
-        .iter()
-        .filter(|s| s.file.kind == SeedKind::Covering && !kept.contains(&s.file_name()))
-        .partition(|s| report.failing_seeds.contains(&s.file_name()));
-    if !failing.is_empty() {
-        println!(
-            "  {} covering seed(s) now fail and are kept, so that `cargo test` shows the bug:",
-            failing.len()
-        );
-        for seed in &failing {
-            println!("    {}", seed.path.display());
-        }
-    }
-    let stale: Vec<PathBuf> = stale.into_iter().map(|s| s.path.clone()).collect();
-    if stale.is_empty() {
-        return Ok(());
-    }
-    if !prune {
-        println!(
-            "  {} covering seed(s) are no longer needed (delete them with --save --prune):",
-            stale.len()
-        );
-        for path in &stale {
-            println!("    {}", path.display());
-        }
-        return Ok(());
-    }
-    for path in &stale {
-        std::fs::remove_file(path).map_err(|source| MinimizeError::Delete {
-            path: path.clone(),
-            source,
-        })?;
-        println!("  deleted {} (no longer needed)", path.display());
-    }
-    Ok(())
+    Ok((kept, new))
 }

@@ -1,7 +1,8 @@
 //! The commands of `cargo covcheck`, one module each: what they do, in
 //! order. They build and discover through [`build_and_discover`], run
-//! workers through [`crate::supervise`], and leave how things look to
-//! [`crate::report`].
+//! workers through [`crate::supervise`], and say what happened as
+//! [`Event`]s to a [`Reporter`], which decides how it looks. None of them
+//! prints.
 
 pub mod list;
 pub mod minimize;
@@ -12,6 +13,7 @@ use crate::cli::BuildArgs;
 use crate::compile::{self, Build, Plan};
 use crate::discover::{self, Filter, Property};
 use crate::error::Error;
+use crate::report::{Event, Reporter};
 use crate::supervise;
 
 /// Builds the tests of the selected packages and lists the properties that
@@ -20,6 +22,7 @@ pub fn build_and_discover(
     build: &BuildArgs,
     filter: Filter<'_>,
     kind: Build,
+    reporter: &mut dyn Reporter,
 ) -> Result<(Plan, Vec<Property>), Error> {
     let plan = compile::plan(build)?;
     supervise::remove_finished_work_dirs(&plan.covcheck_dir);
@@ -29,11 +32,9 @@ pub fn build_and_discover(
         property.manifest_path.clone_from(&build.manifest_path);
     }
     if properties.is_empty() {
-        let note = filter
-            .text
-            .map(|f| format!(" match `{f}`; `cargo covcheck list` shows them all"))
-            .unwrap_or_default();
-        eprintln!("no #[covcheck] properties{note}");
+        reporter.report(Event::NothingMatched {
+            filter: filter.text,
+        });
     }
     Ok((plan, properties))
 }

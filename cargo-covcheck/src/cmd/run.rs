@@ -3,53 +3,59 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::cli::{self, RunArgs};
+use crate::cli::RunArgs;
 use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
 use crate::error::Error;
 use crate::exit::Outcome;
-use crate::report::{self, Reporter};
+use crate::report::events::RunSummary;
+use crate::report::{Event, Reporter};
 use crate::supervise::{self, Settings, pool};
 use crate::{interrupt, literals};
 
 /// Time per property when neither `--time` nor `--runs` is given.
 const DEFAULT_TIME: Duration = Duration::from_secs(60);
 
-pub fn run(args: &RunArgs) -> Result<Outcome, Error> {
+pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
     let filter = Filter {
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) = super::build_and_discover(&args.build, filter, Build::Instrumented)?;
+    let (plan, properties) =
+        super::build_and_discover(&args.build, filter, Build::Instrumented, reporter)?;
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }
-    let settings = settings(args, &plan, &properties);
+    let settings = settings(args, &plan, &properties, reporter);
     let jobs = pool::jobs(args.jobs, properties.len());
-    if args.message_format == cli::MessageFormat::Human {
-        eprintln!(
-            "covcheck: {}, {} at a time, RNG seed {}",
-            report::properties(properties.len()),
-            jobs,
-            settings.seed
-        );
-    }
+    reporter.report(Event::CampaignsStarting {
+        properties: properties.len(),
+        jobs,
+        seed: settings.seed,
+    });
     interrupt::install();
-    let mut reporter = Reporter::new(args.message_format, &properties);
-    pool::in_parallel(
+    let summaries = pool::in_parallel(
         jobs,
         &properties,
-        |index, property, updates| supervise::run_property(index, property, &settings, updates),
-        |update| reporter.handle(update),
+        |index, property, events| supervise::run_property(index, property, &settings, events),
+        |event| reporter.report(event),
     );
-    let interrupted = interrupt::interrupted();
-    let outcome = reporter.finish(interrupted.map(interrupt::signal_name));
-    Ok(interrupted.map_or(outcome, Outcome::Interrupted))
+    let summary = RunSummary {
+        rows: properties.iter().zip(summaries).collect(),
+        interrupted: interrupt::interrupted(),
+    };
+    reporter.report(Event::CampaignsFinished(&summary));
+    Ok(summary.outcome())
 }
 
 /// The campaigns' settings from the command line, with the dictionary of
 /// the packages' literals written (or a warning why not).
-fn settings(args: &RunArgs, plan: &Plan, properties: &[Property]) -> Settings {
+fn settings(
+    args: &RunArgs,
+    plan: &Plan,
+    properties: &[Property],
+    reporter: &mut dyn Reporter,
+) -> Settings {
     let packages = properties
         .iter()
         .map(|p| p.listing.package.as_str())
@@ -63,7 +69,7 @@ fn settings(args: &RunArgs, plan: &Plan, properties: &[Property]) -> Settings {
             &plan.covcheck_dir,
         )
     {
-        eprintln!("warning: no campaign dictionary: {error}");
+        reporter.report(Event::NoDictionary(error));
     }
     let seed = args.seed.unwrap_or_else(|| {
         SystemTime::now()

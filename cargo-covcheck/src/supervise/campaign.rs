@@ -6,12 +6,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::seeds::{FailureRecord, SeedFile};
 use covcheck_protocol::worker::{
-    CAMPAIGN_MAX_LEN, Event, FailureKind, Finding, Progress, WorkerConfig, WorkerMode,
+    CAMPAIGN_MAX_LEN, Event as WorkerEvent, FailureKind, Finding, Progress, WorkerConfig,
+    WorkerMode,
 };
 
 use super::Settings;
@@ -19,49 +20,18 @@ use super::death::Death;
 use super::paths::property_dirs;
 use super::worker::{WorkerOutcome, run_worker, tail};
 use crate::discover::Property;
-use crate::error::{SeedNotSaved, ShrinkError, WorkerError};
+use crate::error::{SeedNotSaved, ShrinkError};
 use crate::interrupt;
-
-/// What the supervisor tells the reporter, tagged with the property's index.
-#[derive(Debug)]
-pub enum Update {
-    Started(usize),
-    Progress(usize, Progress),
-    /// A worker died; its input is being reproduced and shrunk.
-    Crashed(usize, FailureKind),
-    Finding(usize, Box<Reported>),
-    Error(usize, WorkerError),
-    /// Something to fix that did not stop the campaign.
-    Warning(usize, String),
-    Finished(usize, Summary),
-}
-
-/// A finding and where it was saved.
-#[derive(Debug)]
-pub struct Reported {
-    pub finding: Finding,
-    pub seed: Result<PathBuf, SeedNotSaved>,
-}
-
-/// The end result of one property's campaign.
-#[derive(Clone, Debug, Default)]
-pub struct Summary {
-    pub execs: u64,
-    pub edges: usize,
-    pub corpus: usize,
-    pub elapsed: Duration,
-    pub findings: usize,
-    pub errors: usize,
-}
+use crate::report::events::{Event, Reported, Summary, Update};
 
 /// Runs the campaign of `property` to the end of its budget.
-pub fn run_property(
+pub fn run_property<'a>(
     index: usize,
-    property: &Property,
+    property: &'a Property,
     settings: &Settings,
-    updates: &Sender<Update>,
+    events: &Sender<Event<'a>>,
 ) -> Summary {
-    let mut campaign = Campaign::start(index, property, settings, updates);
+    let mut campaign = Campaign::start(index, property, settings, events);
     while let Some(config) = campaign.next_worker() {
         let Some(outcome) = campaign.run(&config) else {
             break;
@@ -81,11 +51,11 @@ enum Step {
 }
 
 /// One property's campaign in progress.
-struct Campaign<'a> {
+struct Campaign<'a, 's> {
     index: usize,
     property: &'a Property,
-    settings: &'a Settings,
-    updates: &'a Sender<Update>,
+    settings: &'s Settings,
+    events: &'s Sender<Event<'a>>,
     started: Instant,
     /// This run's work directory of the property.
     work: PathBuf,
@@ -99,14 +69,13 @@ struct Campaign<'a> {
     attempts: u64,
 }
 
-impl<'a> Campaign<'a> {
+impl<'a, 's> Campaign<'a, 's> {
     fn start(
         index: usize,
         property: &'a Property,
-        settings: &'a Settings,
-        updates: &'a Sender<Update>,
-    ) -> Campaign<'a> {
-        let _ = updates.send(Update::Started(index));
+        settings: &'s Settings,
+        events: &'s Sender<Event<'a>>,
+    ) -> Campaign<'a, 's> {
         let (work, corpus_cache) = property_dirs(property, &settings.covcheck_dir);
         let corpus_dir = if settings.resume {
             corpus_cache
@@ -117,11 +86,11 @@ impl<'a> Campaign<'a> {
         };
         let dictionary =
             crate::literals::dictionary_path(&settings.covcheck_dir, &property.listing.package);
-        Campaign {
+        let campaign = Campaign {
             index,
             property,
             settings,
-            updates,
+            events,
             started: Instant::now(),
             work,
             corpus_dir,
@@ -129,7 +98,9 @@ impl<'a> Campaign<'a> {
             summary: Summary::default(),
             seen: HashSet::new(),
             attempts: 0,
-        }
+        };
+        campaign.send(Update::Started);
+        campaign
     }
 
     /// The request of the next worker, or `None` when the budget is spent or
@@ -169,7 +140,11 @@ impl<'a> Campaign<'a> {
     }
 
     fn send(&self, update: Update) {
-        let _ = self.updates.send(update);
+        let _ = self.events.send(Event::Campaign {
+            index: self.index,
+            property: self.property,
+            update,
+        });
     }
 
     /// Runs one campaign worker, passing its progress on; `None` (after
@@ -183,21 +158,21 @@ impl<'a> Campaign<'a> {
                 config,
                 self.settings,
                 |event| match event {
-                    Event::Status(p) => {
-                        self.send(Update::Progress(self.index, offset(*p, &self.summary)))
+                    WorkerEvent::Status(p) => {
+                        self.send(Update::Progress(offset(*p, &self.summary)))
                     }
                     // Said by every restarted worker: once is enough.
-                    Event::Warning { message } if first => {
-                        self.send(Update::Warning(self.index, message.clone()));
+                    WorkerEvent::Warning { message } if first => {
+                        self.send(Update::Warning(message.clone()));
                     }
                     _ => {}
                 },
             );
         match result {
             Ok(outcome) => Some(outcome),
-            Err(message) => {
+            Err(error) => {
                 self.summary.errors += 1;
-                self.send(Update::Error(self.index, message));
+                self.send(Update::Error(error));
                 None
             }
         }
@@ -213,9 +188,9 @@ impl<'a> Campaign<'a> {
         if outcome.interrupted.is_some() {
             return Step::Stop;
         }
-        for message in outcome.errors {
+        for error in outcome.errors {
             self.summary.errors += 1;
-            self.send(Update::Error(self.index, message));
+            self.send(Update::Error(error));
         }
         let mut findings = outcome.findings;
         if let Some(death) = outcome.death {
@@ -231,7 +206,7 @@ impl<'a> Campaign<'a> {
     /// The finding of a worker that died: its input reproduced and shrunk
     /// by a second worker, or as it was when that fails.
     fn finding_of_death(&self, death: &Death, config: &WorkerConfig) -> Finding {
-        self.send(Update::Crashed(self.index, death.kind));
+        self.send(Update::Crashed(death.kind));
         let shrunk = shrink_crash(self.property, &self.work, config, self.settings, death);
         let mut finding = shrunk.unwrap_or_else(|problem| Finding {
             kind: death.kind,
@@ -257,19 +232,19 @@ impl<'a> Campaign<'a> {
         if !self.seen.insert((finding.kind, finding.location.clone())) {
             return;
         }
-        self.summary.findings += 1;
+        self.summary.failures.push(finding.kind);
         let seed = if self.settings.save {
             save_seed(self.property, &finding)
         } else {
             Err(SeedNotSaved::NoSave)
         };
         let reported = Box::new(Reported { finding, seed });
-        self.send(Update::Finding(self.index, reported));
+        self.send(Update::Finding(reported));
     }
 
     fn finish(mut self) -> Summary {
         self.summary.elapsed = self.started.elapsed();
-        self.send(Update::Finished(self.index, self.summary.clone()));
+        self.send(Update::Finished(self.summary.clone()));
         self.summary
     }
 }

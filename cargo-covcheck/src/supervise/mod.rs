@@ -25,7 +25,7 @@ pub mod worker;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use campaign::{Reported, Summary, Update, run_property};
+pub use campaign::run_property;
 pub use death::Death;
 pub use paths::{property_dirs, property_key, remove_finished_work_dirs};
 pub use pool::{default_jobs, in_parallel};
