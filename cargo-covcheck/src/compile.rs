@@ -297,6 +297,13 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         }
         return Ok(command);
     }
+    instrument(&mut command, plan, build)?;
+    Ok(command)
+}
+
+/// Makes `command` the instrumented build: its build directory, profile
+/// and rustc wrapper, with the weak callback archive in place.
+fn instrument(command: &mut Command, plan: &Plan, build: &BuildArgs) -> Result<(), BuildError> {
     std::fs::create_dir_all(&plan.covcheck_dir).map_err(|source| BuildError::Create {
         path: plan.covcheck_dir.clone(),
         source,
@@ -337,7 +344,7 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         .env(WRAPPER_ENV, "1")
         .env(INSTRUMENT_ENV, plan.instrumented.to_env())
         .env(STUBS_ENV, &stubs);
-    Ok(command)
+    Ok(())
 }
 
 /// The oldest Rust the campaign build compiles with: LibAFL 0.16's
