@@ -15,6 +15,9 @@
 //! seeds by set cover, on the instrumented build) and [`cmd::replay`] (every
 //! seed as a test case, on the normal build), with [`suite_coverage`]
 //! between them.
+//!
+//! What can go wrong is typed in [`error`], and each way a command ends has
+//! its documented exit status in [`exit`].
 
 pub mod atomic;
 pub mod cli;

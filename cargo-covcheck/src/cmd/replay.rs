@@ -6,6 +6,7 @@
 //! A seed that kills the test binary (a crash seed whose bug is still there)
 //! is reported as failed, and a new worker goes on with the seeds after it.
 
+use std::path::Path;
 use std::sync::mpsc::Sender;
 use std::time::Instant;
 
@@ -47,8 +48,7 @@ pub fn run(args: &ReplayArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
         results: properties.iter().zip(results).collect(),
         coverage: properties
             .iter()
-            .filter(|p| !p.seed_files().is_empty())
-            .map(|p| (p, seed_suite_coverage(p, &plan.covcheck_dir)))
+            .filter_map(|p| seed_suite_coverage(p, &plan.covcheck_dir))
             .collect(),
         elapsed,
     };
@@ -62,14 +62,18 @@ pub fn run(args: &ReplayArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
 }
 
 /// What the seeds of `property` on disk now cover, by the record of the
-/// last `minimize`; `None` when there is none.
-fn seed_suite_coverage(
-    property: &Property,
-    covcheck_dir: &std::path::Path,
-) -> Option<SuiteCoverage> {
+/// last `minimize` (`None` without one); nothing for a property with no seeds.
+fn seed_suite_coverage<'a>(
+    property: &'a Property,
+    covcheck_dir: &Path,
+) -> Option<(&'a Property, Option<SuiteCoverage>)> {
     let files = property.seed_files();
-    let path = CoverageRecord::path(covcheck_dir, &property_key(property));
-    CoverageRecord::load(&path).map(|record| record.coverage_of(files.iter().map(String::as_str)))
+    if files.is_empty() {
+        return None;
+    }
+    let record = CoverageRecord::load(&CoverageRecord::path(covcheck_dir, &property_key(property)));
+    let coverage = record.map(|r| r.coverage_of(files.iter().map(String::as_str)));
+    Some((property, coverage))
 }
 
 /// Replays the seeds of one property, restarting the worker after a seed

@@ -28,7 +28,6 @@ use std::time::Duration;
 pub use campaign::run_property;
 pub use death::Death;
 pub use paths::{property_dirs, property_key, remove_finished_work_dirs};
-pub use pool::{default_jobs, in_parallel};
 pub use worker::{WorkerOutcome, run_worker, tail, tool_request};
 
 /// How every campaign of this invocation runs.
