@@ -4,7 +4,11 @@
 
 use std::path::Path;
 
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    covcheck_protocol::seeds::write_atomically(path, bytes)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+use crate::error::WriteError;
+
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    covcheck_protocol::seeds::write_atomically(path, bytes).map_err(|source| WriteError {
+        path: path.to_path_buf(),
+        source,
+    })
 }

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::error::ArgError;
+
 #[derive(Parser, Debug)]
 #[command(bin_name = "cargo", styles = clap::builder::Styles::styled())]
 pub enum Cargo {
@@ -47,11 +49,14 @@ What happens:
 Exit status:
   0    every property ran and nothing failed
   1    a property failed (its findings are reported and saved)
-  2    usage or build error
+  2    usage or build error: a bad flag, a crate that does not build
+  3    covcheck's own error: a worker that could not run or reported an
+       error, a test binary covcheck cannot read (1 wins if a property
+       failed too)
   4    no property matched: nothing was tested
-  130  interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: the workers are
-       stopped, the corpus cache is kept (the next run resumes from it) and
-       the summary is printed";
+  130  interrupted by Ctrl-C (SIGINT), 143 by SIGTERM (128 + the signal):
+       the workers are stopped, the corpus cache is kept (the next run
+       resumes from it) and the summary is printed";
 
 #[derive(Args, Debug)]
 #[command(version, about, after_help = EXAMPLES, args_conflicts_with_subcommands = true)]
@@ -101,7 +106,11 @@ Seeds:
 
 Examples:
   cargo covcheck --time 2m && cargo covcheck minimize --save
-  cargo covcheck minimize parse --save --prune";
+  cargo covcheck minimize parse --save --prune
+
+Exit status: 0 done, 1 an input kept crashing or hanging the property,
+2 usage or build error, 3 covcheck's own error (a worker that could not run,
+a seed that could not be written), 4 no property matched.";
 
 const REPLAY_HELP: &str = "\
 Each seed of each property runs once, on the same build `cargo test` uses; a
@@ -115,7 +124,8 @@ Example GitHub Actions step:
   - run: cargo covcheck replay --junit covcheck.xml
 
 Exit status: 0 every seed passed, 1 a seed failed, 2 usage or build error,
-4 no property matched.";
+3 covcheck's own error (a property whose seeds could not be replayed; 1 wins
+if a seed failed too), 4 no property matched.";
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct MinimizeArgs {
@@ -274,22 +284,20 @@ pub enum MessageFormat {
 }
 
 /// `-j N`: at least one.
-fn parse_jobs(text: &str) -> Result<usize, String> {
+fn parse_jobs(text: &str) -> Result<usize, ArgError> {
     match text.parse::<usize>() {
-        Ok(0) => Err("0 jobs would run nothing; give 1 or more".to_string()),
+        Ok(0) => Err(ArgError::NoJobs),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("`{text}` is not a number of jobs")),
+        Err(_) => Err(ArgError::NotJobs(text.to_string())),
     }
 }
 
 /// Parses `500ms`, `30s`, `5m`, `2h` or a bare number of seconds; a budget
 /// or a timeout of zero would run nothing, so it is refused.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, ArgError> {
     let text = text.trim();
     if text.starts_with('-') {
-        return Err(format!(
-            "`{text}` is negative; write e.g. 30s, 5m, 1h or 500ms"
-        ));
+        return Err(ArgError::Negative(text.to_string()));
     }
     let split = text
         .find(|c: char| !c.is_ascii_digit() && c != '.')
@@ -297,23 +305,22 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, unit) = text.split_at(split);
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("`{text}` is not a duration; write e.g. 30s, 5m, 1h or 500ms"))?;
+        .map_err(|_| ArgError::NotDuration(text.to_string()))?;
     let seconds = match unit {
         "" | "s" => value,
         "ms" => value / 1000.0,
         "m" | "min" => value * 60.0,
         "h" => value * 3600.0,
         _ => {
-            return Err(format!(
-                "unknown unit `{unit}` in `{text}`; use ms, s, m or h"
-            ));
+            return Err(ArgError::UnknownUnit {
+                unit: unit.to_string(),
+                text: text.to_string(),
+            });
         }
     };
     let duration = Duration::from_secs_f64(seconds);
     if duration.is_zero() {
-        return Err(format!(
-            "`{text}` is zero, which would run nothing; give a longer time"
-        ));
+        return Err(ArgError::Zero(text.to_string()));
     }
     Ok(duration)
 }

@@ -17,6 +17,7 @@ use std::process::{Command, Stdio};
 use cargo_metadata::{CargoOpt, Message, Metadata, MetadataCommand, Package, PackageId};
 
 use crate::cli::BuildArgs;
+use crate::error::{BuildError, WriteError};
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
 use crate::wrapper::{STUBS_ENV, WRAPPER_ENV};
 
@@ -48,82 +49,21 @@ pub struct TestBinary {
     pub package_root: PathBuf,
 }
 
-pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
-    let mut command = MetadataCommand::new();
-    if let Some(path) = &build.manifest_path {
-        command.manifest_path(path);
-    }
-    // The graph the build will have, less the runtime's engine: which
-    // dependencies are there depends on the features.
-    if build.all_features {
-        command.features(CargoOpt::AllFeatures);
-    }
-    if build.no_default_features {
-        command.features(CargoOpt::NoDefaultFeatures);
-    }
-    let features: Vec<String> = build
-        .features
-        .iter()
-        .flat_map(|f| f.split([' ', ',']))
-        .filter(|f| !f.is_empty())
-        .map(str::to_string)
-        .collect();
-    if !features.is_empty() {
-        command.features(CargoOpt::SomeFeatures(features));
-    }
-    let metadata = command
-        .exec()
-        .map_err(|e| format!("cannot read the cargo metadata: {e}"))?;
-    let members: Vec<&Package> = metadata.workspace_packages();
-    let chosen: Vec<&Package> = if build.workspace {
-        members.clone()
-    } else if !build.package.is_empty() {
-        let mut chosen = Vec::new();
-        for spec in &build.package {
-            match members.iter().find(|p| p.name.as_str() == spec) {
-                Some(p) => chosen.push(*p),
-                None => {
-                    let names: Vec<&str> = members.iter().map(|p| p.name.as_str()).collect();
-                    return Err(format!(
-                        "package `{spec}` is not in the workspace (its packages: {})",
-                        names.join(", ")
-                    ));
-                }
-            }
-        }
-        chosen
-    } else if let Some(root) = metadata.root_package() {
-        vec![root]
-    } else {
-        metadata.workspace_default_packages()
-    };
-    let mut selected = Vec::new();
-    let mut runtime_names = Vec::new();
-    for package in &chosen {
-        let dep = package
-            .dependencies
-            .iter()
-            .find(|d| d.name == "covcheck-rt");
-        if let Some(dep) = dep {
-            selected.push(package.id.clone());
-            let name = dep.rename.clone().unwrap_or_else(|| dep.name.clone());
-            if !runtime_names.contains(&name) {
-                runtime_names.push(name);
-            }
-        }
-    }
+/// Reads the workspace and decides what to build, and where.
+pub fn plan(build: &BuildArgs) -> Result<Plan, BuildError> {
+    let metadata = metadata(build)?;
+    let chosen = chosen_packages(&metadata, build)?;
+    let (selected, runtime_names) = runtime_users(&chosen);
     if selected.is_empty() {
-        let names: Vec<&str> = chosen.iter().map(|p| p.name.as_str()).collect();
-        return Err(format!(
-            "no selected package depends on covcheck-rt ({}), so there are no properties to run.\n  \
-             Add it to the package under test:  cargo add --dev covcheck-rt",
-            names.join(", ")
-        ));
+        let packages = chosen.iter().map(|p| p.name.to_string()).collect();
+        return Err(BuildError::NoRuntime { packages });
     }
     // Absolute, because workers run from their package's directory.
     let target_dir = match &build.target_dir {
-        Some(dir) => std::path::absolute(dir)
-            .map_err(|e| format!("bad --target-dir {}: {e}", dir.display()))?,
+        Some(dir) => std::path::absolute(dir).map_err(|source| BuildError::TargetDir {
+            dir: dir.clone(),
+            source,
+        })?,
         None => metadata.target_directory.clone().into_std_path_buf(),
     };
     let build_dir = instrumented_build_dir(build.target_dir.is_some(), &target_dir);
@@ -141,6 +81,84 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, String> {
         selected,
         runtime_names,
     })
+}
+
+/// `cargo metadata` for the graph the build will have, less the runtime's
+/// engine: which dependencies are there depends on the features.
+fn metadata(build: &BuildArgs) -> Result<Metadata, BuildError> {
+    let mut command = MetadataCommand::new();
+    if let Some(path) = &build.manifest_path {
+        command.manifest_path(path);
+    }
+    if build.all_features {
+        command.features(CargoOpt::AllFeatures);
+    }
+    if build.no_default_features {
+        command.features(CargoOpt::NoDefaultFeatures);
+    }
+    let features: Vec<String> = build
+        .features
+        .iter()
+        .flat_map(|f| f.split([' ', ',']))
+        .filter(|f| !f.is_empty())
+        .map(str::to_string)
+        .collect();
+    if !features.is_empty() {
+        command.features(CargoOpt::SomeFeatures(features));
+    }
+    Ok(command.exec()?)
+}
+
+/// The packages `-p`/`--workspace` choose, as `cargo test` would.
+fn chosen_packages<'m>(
+    metadata: &'m Metadata,
+    build: &BuildArgs,
+) -> Result<Vec<&'m Package>, BuildError> {
+    let members: Vec<&Package> = metadata.workspace_packages();
+    if build.workspace {
+        return Ok(members);
+    }
+    if build.package.is_empty() {
+        return Ok(match metadata.root_package() {
+            Some(root) => vec![root],
+            None => metadata.workspace_default_packages(),
+        });
+    }
+    build
+        .package
+        .iter()
+        .map(|spec| {
+            members
+                .iter()
+                .find(|p| p.name.as_str() == spec)
+                .copied()
+                .ok_or_else(|| BuildError::UnknownPackage {
+                    spec: spec.clone(),
+                    members: members.iter().map(|p| p.name.to_string()).collect(),
+                })
+        })
+        .collect()
+}
+
+/// Of the `chosen` packages, those that depend on covcheck-rt, and the
+/// names they give it.
+fn runtime_users(chosen: &[&Package]) -> (Vec<PackageId>, Vec<String>) {
+    let mut selected = Vec::new();
+    let mut runtime_names = Vec::new();
+    for package in chosen {
+        let dep = package
+            .dependencies
+            .iter()
+            .find(|d| d.name == "covcheck-rt");
+        if let Some(dep) = dep {
+            selected.push(package.id.clone());
+            let name = dep.rename.clone().unwrap_or_else(|| dep.name.clone());
+            if !runtime_names.contains(&name) {
+                runtime_names.push(name);
+            }
+        }
+    }
+    (selected, runtime_names)
 }
 
 /// Set to a directory to put every instrumented build there.
@@ -206,40 +224,39 @@ pub enum Build {
 
 /// Builds the test binaries. Cargo's own diagnostics go to the terminal as
 /// they would under `cargo test`.
-pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBinary>, String> {
+pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBinary>, BuildError> {
     if kind == Build::Instrumented {
         check_toolchain()?;
     }
-    let result = run_build(plan, build_command(plan, build, kind)?);
-    match result {
+    match run_build(plan, build_command(plan, build, kind)?)? {
+        Built::Binaries(binaries) => Ok(binaries),
         // Nothing was compiled: cargo may have failed to resolve the graph,
         // and the campaign engine may be why. Ask again, quietly, to explain.
-        Err(BuildFailed { artifacts: 0 }) if kind == Build::Instrumented => {
-            let mut again = build_command(plan, build, kind)?;
-            let output = again
+        Built::Failed { artifacts: 0 } if kind == Build::Instrumented => {
+            let output = build_command(plan, build, kind)?
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .output()
-                .map_err(|e| format!("cannot run cargo: {e}"))?;
-            Err(
-                crate::conflict::explain(&String::from_utf8_lossy(&output.stderr))
-                    .unwrap_or_else(|| BUILD_FAILED.to_string()),
-            )
+                .map_err(BuildError::CargoNotRun)?;
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            Err(crate::conflict::explain(&stderr)
+                .map_or(BuildError::Failed, BuildError::EngineClash))
         }
-        Err(BuildFailed { .. }) => Err(BUILD_FAILED.to_string()),
-        Ok(binaries) => Ok(binaries),
+        Built::Failed { .. } => Err(BuildError::Failed),
     }
 }
 
-const BUILD_FAILED: &str = "the build failed (cargo's messages are above)";
-
-/// A failed build, and how many artifacts it had compiled.
-struct BuildFailed {
-    artifacts: usize,
+/// What a cargo build that ran gave.
+enum Built {
+    Binaries(Vec<TestBinary>),
+    /// It failed, after compiling this many artifacts.
+    Failed {
+        artifacts: usize,
+    },
 }
 
 /// The `cargo test --no-run` command of a build.
-fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command, String> {
+fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.args([
@@ -280,14 +297,25 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         }
         return Ok(command);
     }
-    std::fs::create_dir_all(&plan.covcheck_dir)
-        .map_err(|e| format!("cannot create {}: {e}", plan.covcheck_dir.display()))?;
+    instrument(&mut command, plan, build)?;
+    Ok(command)
+}
+
+/// Makes `command` the instrumented build: its build directory, profile
+/// and rustc wrapper, with the weak callback archive in place.
+fn instrument(command: &mut Command, plan: &Plan, build: &BuildArgs) -> Result<(), BuildError> {
+    std::fs::create_dir_all(&plan.covcheck_dir).map_err(|source| BuildError::Create {
+        path: plan.covcheck_dir.clone(),
+        source,
+    })?;
     let stubs = plan.covcheck_dir.join("libcovcheck_sancov_stubs.a");
     if std::fs::read(&stubs).ok().as_deref() != Some(STUBS) {
-        std::fs::write(&stubs, STUBS)
-            .map_err(|e| format!("cannot write {}: {e}", stubs.display()))?;
+        std::fs::write(&stubs, STUBS).map_err(|source| WriteError {
+            path: stubs.clone(),
+            source,
+        })?;
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let exe = std::env::current_exe().map_err(BuildError::CurrentExe)?;
     command.arg("--target-dir").arg(&plan.build_dir);
     let profile = if build.release { "release" } else { "covcheck" };
     command.args(
@@ -316,7 +344,7 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         .env(WRAPPER_ENV, "1")
         .env(INSTRUMENT_ENV, plan.instrumented.to_env())
         .env(STUBS_ENV, &stubs);
-    Ok(command)
+    Ok(())
 }
 
 /// The oldest Rust the campaign build compiles with: LibAFL 0.16's
@@ -325,12 +353,15 @@ const CAMPAIGN_RUST: (u32, u32, u32) = (1, 93, 1);
 
 /// Says which Rust the campaign build needs before cargo fails deep inside
 /// LibAFL's dependencies with a less helpful message.
-fn check_toolchain() -> Result<(), String> {
+fn check_toolchain() -> Result<(), BuildError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = Command::new(&rustc)
         .arg("--version")
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", rustc.to_string_lossy()))?;
+        .map_err(|source| BuildError::Rustc {
+            rustc: rustc.to_string_lossy().into_owned(),
+            source,
+        })?;
     let text = String::from_utf8_lossy(&output.stdout);
     let Some(version) = rustc_version(&text) else {
         return Ok(()); // an unusual rustc: let cargo speak for it
@@ -338,13 +369,10 @@ fn check_toolchain() -> Result<(), String> {
     if version >= CAMPAIGN_RUST {
         return Ok(());
     }
-    let (major, minor, patch) = CAMPAIGN_RUST;
-    Err(format!(
-        "cargo covcheck needs Rust {major}.{minor}.{patch} or newer (the campaign engine, \
-         LibAFL 0.16, needs it), but this is {}; run `rustup update stable` \
-         (plain `cargo test` of your properties still works on this one)",
-        text.trim()
-    ))
+    Err(BuildError::OldRust {
+        needs: CAMPAIGN_RUST,
+        found: text.trim().to_string(),
+    })
 }
 
 /// (major, minor, patch) of `rustc --version` output ("rustc 1.95.0 (...)").
@@ -357,12 +385,9 @@ fn rustc_version(text: &str) -> Option<(u32, u32, u32)> {
 
 /// Runs the cargo build and collects the test binaries of the selected
 /// packages from its JSON messages.
-fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, BuildFailed> {
+fn run_build(plan: &Plan, mut command: Command) -> Result<Built, BuildError> {
     command.stdout(Stdio::piped()).stderr(Stdio::inherit());
-    let Ok(mut child) = command.spawn() else {
-        eprintln!("error: cannot run cargo");
-        return Err(BuildFailed { artifacts: 0 });
-    };
+    let mut child = command.spawn().map_err(BuildError::CargoNotRun)?;
     let stdout = child.stdout.take().expect("piped");
     let mut binaries = Vec::new();
     let mut artifacts = 0;
@@ -386,9 +411,9 @@ fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, Build
         });
     }
     if !child.wait().is_ok_and(|status| status.success()) {
-        return Err(BuildFailed { artifacts });
+        return Ok(Built::Failed { artifacts });
     }
-    Ok(binaries)
+    Ok(Built::Binaries(binaries))
 }
 
 fn package_dir(manifest: &Path) -> PathBuf {

@@ -9,6 +9,7 @@ use covcheck_protocol::seeds::SeedStore;
 use covcheck_protocol::worker::{LIST_ENV, ListedProperty, parse_listing};
 
 use crate::compile::TestBinary;
+use crate::error::DiscoverError;
 
 /// A property and the binary to run it from.
 #[derive(Clone, Debug)]
@@ -56,7 +57,10 @@ impl Filter<'_> {
     }
 }
 
-pub fn discover(binaries: &[TestBinary], filter: Filter<'_>) -> Result<Vec<Property>, String> {
+pub fn discover(
+    binaries: &[TestBinary],
+    filter: Filter<'_>,
+) -> Result<Vec<Property>, DiscoverError> {
     let mut properties = Vec::new();
     for binary in binaries {
         let output = Command::new(&binary.path)
@@ -65,14 +69,16 @@ pub fn discover(binaries: &[TestBinary], filter: Filter<'_>) -> Result<Vec<Prope
             .current_dir(&binary.package_root)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("cannot run {}: {e}", binary.path.display()))?;
+            .map_err(|source| DiscoverError::CannotRun {
+                binary: binary.path.clone(),
+                source,
+            })?;
         if !output.status.success() {
-            return Err(format!(
-                "{} --list failed ({}):\n{}",
-                binary.path.display(),
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            ));
+            return Err(DiscoverError::ListFailed {
+                binary: binary.path.clone(),
+                status: output.status,
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            });
         }
         for line in String::from_utf8_lossy(&output.stdout).lines() {
             match parse_listing(line) {
@@ -84,11 +90,10 @@ pub fn discover(binaries: &[TestBinary], filter: Filter<'_>) -> Result<Vec<Prope
                     });
                 }
                 Some(Err(problem)) => {
-                    return Err(format!(
-                        "{} printed a property this cargo-covcheck cannot read ({problem}); \
-                         are cargo-covcheck and covcheck-rt the same version?",
-                        binary.path.display()
-                    ));
+                    return Err(DiscoverError::Unreadable {
+                        binary: binary.path.clone(),
+                        problem,
+                    });
                 }
                 Some(Ok(_)) | None => {}
             }

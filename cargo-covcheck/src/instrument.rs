@@ -24,6 +24,8 @@ use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use cargo_metadata::{DependencyKind, Metadata, Package, PackageId};
 
+use crate::error::BuildError;
+
 /// Set by `cargo covcheck` for the rustc wrapper: the packages to
 /// instrument, one `name version` per line.
 pub const INSTRUMENT_ENV: &str = "COVCHECK_INSTRUMENT";
@@ -54,14 +56,11 @@ impl InstrumentSet {
         metadata: &Metadata,
         selected: &[PackageId],
         narrowing: &Narrowing<'_>,
-    ) -> Result<InstrumentSet, String> {
+    ) -> Result<InstrumentSet, BuildError> {
         let reachable = reachable_from_workspace(metadata);
         for name in narrowing.only.iter().chain(narrowing.without) {
             if !reachable.iter().any(|p| p.name.as_str() == name) {
-                return Err(format!(
-                    "`{name}` is not a crate the properties can reach (the workspace and its \
-                     dependencies, less covcheck's runtime); check its name in `cargo tree`"
-                ));
+                return Err(BuildError::UnknownCrate(name.clone()));
             }
         }
         let packages = reachable
@@ -216,6 +215,6 @@ mod tests {
             without: &[],
         };
         let error = InstrumentSet::choose(&metadata, &[], &narrowed).unwrap_err();
-        assert!(error.contains("`no-such-crate`"), "{error}");
+        assert!(error.to_string().contains("`no-such-crate`"), "{error}");
     }
 }

@@ -18,6 +18,7 @@ use std::str::FromStr;
 use cargo_metadata::{Metadata, Package};
 
 use crate::atomic::write_atomically;
+use crate::error::WriteError;
 use crate::instrument::InstrumentSet;
 
 /// Tokens per package's dictionary, its own literals first.
@@ -40,7 +41,7 @@ pub fn write_dictionaries(
     instrumented: &InstrumentSet,
     packages: &HashSet<&str>,
     covcheck_dir: &Path,
-) -> Result<(), String> {
+) -> Result<(), WriteError> {
     for package in metadata.workspace_packages() {
         if !packages.contains(package.name.as_str()) {
             continue;

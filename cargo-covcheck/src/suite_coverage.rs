@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::WriteError;
+
 /// What `cargo covcheck minimize` measured for one property.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct CoverageRecord {
@@ -63,8 +65,8 @@ impl CoverageRecord {
 
     /// Writes the record atomically (it is only a cache, but a torn file
     /// would make `replay` report nonsense).
-    pub fn save(&self, path: &Path) -> Result<(), String> {
-        let json = serde_json::to_vec(self).map_err(|e| e.to_string())?;
+    pub fn save(&self, path: &Path) -> Result<(), WriteError> {
+        let json = serde_json::to_vec(self).expect("records serialize");
         crate::atomic::write_atomically(path, &json)
     }
 

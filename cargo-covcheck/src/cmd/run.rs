@@ -1,0 +1,97 @@
+//! `cargo covcheck` and `cargo covcheck run`: a coverage-guided campaign for
+//! every selected property, a few at a time, with live status and a summary.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::cli::RunArgs;
+use crate::compile::{Build, Plan};
+use crate::discover::{Filter, Property};
+use crate::error::Error;
+use crate::exit::Outcome;
+use crate::report::events::RunSummary;
+use crate::report::{Event, Reporter};
+use crate::supervise::{self, Settings, pool};
+use crate::{interrupt, literals};
+
+/// Time per property when neither `--time` nor `--runs` is given.
+const DEFAULT_TIME: Duration = Duration::from_secs(60);
+
+pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
+    let filter = Filter {
+        text: args.filter.as_deref(),
+        exact: args.exact,
+    };
+    let (plan, properties) =
+        super::build_and_discover(&args.build, filter, Build::Instrumented, reporter)?;
+    if properties.is_empty() {
+        return Ok(Outcome::NothingTested);
+    }
+    let settings = settings(args, &plan, &properties, reporter);
+    let jobs = pool::jobs(args.jobs, properties.len());
+    reporter.report(Event::CampaignsStarting {
+        properties: properties.len(),
+        jobs,
+        seed: settings.seed,
+    });
+    interrupt::install();
+    let summaries = pool::in_parallel(
+        jobs,
+        &properties,
+        |index, property, events| supervise::run_property(index, property, &settings, events),
+        |event| reporter.report(event),
+    );
+    let summary = RunSummary {
+        rows: properties.iter().zip(summaries).collect(),
+        interrupted: interrupt::interrupted(),
+    };
+    reporter.report(Event::CampaignsFinished(&summary));
+    Ok(summary.outcome())
+}
+
+/// The campaigns' settings from the command line, with the dictionary of
+/// the packages' literals written (or a warning why not).
+fn settings(
+    args: &RunArgs,
+    plan: &Plan,
+    properties: &[Property],
+    reporter: &mut dyn Reporter,
+) -> Settings {
+    let packages = properties
+        .iter()
+        .map(|p| p.listing.package.as_str())
+        .collect();
+    let dictionary = !args.no_dict;
+    if dictionary
+        && let Err(error) = literals::write_dictionaries(
+            &plan.metadata,
+            &plan.instrumented,
+            &packages,
+            &plan.covcheck_dir,
+        )
+    {
+        reporter.report(Event::NoDictionary(error));
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    Settings {
+        runs: args.runs,
+        time: args.time.or(if args.runs.is_none() {
+            Some(DEFAULT_TIME)
+        } else {
+            None
+        }),
+        timeout: args.limits.timeout,
+        rss_limit_mb: args.limits.rss_limit_mb,
+        keep_going: args.keep_going,
+        resume: !args.no_resume,
+        save: !args.no_save,
+        cmp_mutations: !args.no_cmp,
+        size_steps: !args.fixed_size,
+        dictionary,
+        seed,
+        covcheck_dir: plan.covcheck_dir.clone(),
+    }
+}

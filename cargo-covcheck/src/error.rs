@@ -1,0 +1,298 @@
+//! What can go wrong, as types. Each message says what happened and where,
+//! and where it can, what to do next; it is written once, in its
+//! `#[error]`. Each error knows its exit status ([`crate::exit`]): what the
+//! user fixes (a flag, the build) is a usage error, what went wrong inside
+//! covcheck (a worker, the protocol) is an internal one.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+
+use covcheck_protocol::seeds::{SeedError, SeedFile};
+use covcheck_protocol::worker::FailureKind;
+
+use crate::exit::{self, Outcome};
+use crate::supervise::Death;
+
+/// Why a command stopped before it was done.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    /// The file `--junit` names cannot be written.
+    #[error(transparent)]
+    Junit(WriteError),
+    #[error("cannot write the JUnit report: {0}")]
+    JunitXml(#[from] quick_junit::SerializeError),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Build(_) | Error::Junit(_) => exit::USAGE,
+            Error::Discover(_) | Error::JunitXml(_) => exit::INTERNAL,
+        }
+    }
+}
+
+/// A file that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub source: io::Error,
+}
+
+/// Why the tests could not be built: the user's to fix (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("cannot read the cargo metadata: {0}")]
+    Metadata(#[from] cargo_metadata::Error),
+    #[error("package `{spec}` is not in the workspace (its packages: {})", members.join(", "))]
+    UnknownPackage { spec: String, members: Vec<String> },
+    #[error(
+        "no selected package depends on covcheck-rt ({}), so there are no properties to run.\n  \
+         Add it to the package under test:  cargo add --dev covcheck-rt",
+        packages.join(", ")
+    )]
+    NoRuntime { packages: Vec<String> },
+    #[error("bad --target-dir {}: {source}", dir.display())]
+    TargetDir { dir: PathBuf, source: io::Error },
+    /// `--instrument` or `--no-instrument` names a crate the build has not.
+    #[error(
+        "`{0}` is not a crate the properties can reach (the workspace and its \
+         dependencies, less covcheck's runtime); check its name in `cargo tree`"
+    )]
+    UnknownCrate(String),
+    #[error(
+        "cargo covcheck needs Rust {} or newer (the campaign engine, LibAFL 0.16, needs it), \
+         but this is {found}; run `rustup update stable` (plain `cargo test` of your \
+         properties still works on this one)",
+        version(needs)
+    )]
+    OldRust {
+        needs: (u32, u32, u32),
+        found: String,
+    },
+    #[error("cannot run {rustc}: {source}")]
+    Rustc { rustc: String, source: io::Error },
+    #[error("cannot run cargo: {0}")]
+    CargoNotRun(io::Error),
+    #[error("cannot create {}: {source}", path.display())]
+    Create { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error("cannot find this executable: {0}")]
+    CurrentExe(io::Error),
+    #[error("the build failed (cargo's messages are above)")]
+    Failed,
+    /// The crate's dependencies clash with the campaign engine's, explained
+    /// by [`crate::conflict`].
+    #[error("{0}")]
+    EngineClash(String),
+}
+
+fn version(&(major, minor, patch): &(u32, u32, u32)) -> String {
+    format!("{major}.{minor}.{patch}")
+}
+
+/// Why the properties of a built test binary could not be listed: the
+/// binary does not run, or speaks a protocol this cargo-covcheck does not.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error("cannot run {}: {source}", binary.display())]
+    CannotRun { binary: PathBuf, source: io::Error },
+    #[error("{} --list failed ({status}):\n{stderr}", binary.display())]
+    ListFailed {
+        binary: PathBuf,
+        status: ExitStatus,
+        stderr: String,
+    },
+    #[error(
+        "{} printed a property this cargo-covcheck cannot read ({problem}); \
+         are cargo-covcheck and covcheck-rt the same version?",
+        binary.display()
+    )]
+    Unreadable { binary: PathBuf, problem: String },
+}
+
+/// Why a worker could not do its work: covcheck's own trouble, not a
+/// finding (exit status 3).
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("cannot create {}: {source}", path.display())]
+    Create { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error("cannot start {}: {source}", binary.display())]
+    Start { binary: PathBuf, source: io::Error },
+    #[error("cannot read {}: {source}", path.display())]
+    ReadInflight { path: PathBuf, source: io::Error },
+    /// The worker said why it cannot run (its error event).
+    #[error("{0}")]
+    Refused(String),
+    #[error("unreadable worker event: {0}")]
+    UnreadableEvent(String),
+    /// A panic outside the property's own code.
+    #[error(
+        "the worker failed; this is a bug in covcheck, please report it with this output:\n{log_tail}"
+    )]
+    Bug { log_tail: String },
+    #[error("the worker ended without a report")]
+    NoReport,
+    #[error(
+        "the test binary ended before replaying every seed; its output is in {}",
+        log.display()
+    )]
+    EndedEarly { log: PathBuf },
+    /// All that one worker reported, a line each.
+    #[error("{}", lines(.0))]
+    Several(Vec<WorkerError>),
+}
+
+fn lines(errors: &[WorkerError]) -> String {
+    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    lines.join("\n")
+}
+
+/// Why a worker's death could not be reproduced and shrunk; the finding is
+/// then reported with its input as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum ShrinkError {
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+    #[error(
+        "the shrinking worker died too ({}: {detail}); its output:\n{log_tail}",
+        kind.describe()
+    )]
+    DiedToo {
+        kind: FailureKind,
+        detail: String,
+        log_tail: String,
+    },
+    #[error("the shrinking worker reported nothing")]
+    NothingReported,
+}
+
+/// Why a finding has no seed file.
+#[derive(Debug, thiserror::Error)]
+pub enum SeedNotSaved {
+    #[error("not saved (--no-save)")]
+    NoSave,
+    #[error("could not save the seed in {}: {source}", dir.display())]
+    Io { dir: PathBuf, source: io::Error },
+}
+
+/// Why `cargo covcheck minimize` could not minimize a property's suite, or
+/// keep it.
+#[derive(Debug, thiserror::Error)]
+pub enum MinimizeError {
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+    /// An input ends every worker that runs it: a bug the suite cannot hold
+    /// as a covering seed, which a campaign shrinks and saves.
+    #[error(
+        "the worker died ({}: {}) while running the input `{}`{}; run `cargo covcheck` \
+         on this property to find the failure and save it as a seed",
+        death.kind.describe(),
+        death.detail,
+        SeedFile::format_indices(&death.choices),
+        if *again {
+            ", which it had been told to skip"
+        } else {
+            ", after as many restarts as minimize allows"
+        }
+    )]
+    KeepsDying { death: Death, again: bool },
+    #[error(transparent)]
+    Seeds(#[from] SeedError),
+    #[error("could not save a seed in {}: {source}", dir.display())]
+    SaveSeed { dir: PathBuf, source: io::Error },
+    #[error("could not delete {}: {source}", path.display())]
+    Delete { path: PathBuf, source: io::Error },
+}
+
+impl MinimizeError {
+    /// An input that crashes the property is a failure of the property;
+    /// the rest is covcheck's own trouble.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            MinimizeError::KeepsDying { .. } => Outcome::Failed,
+            _ => Outcome::InternalError,
+        }
+    }
+}
+
+/// A command-line value clap refuses, with what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgError {
+    #[error("0 jobs would run nothing; give 1 or more")]
+    NoJobs,
+    #[error("`{0}` is not a number of jobs")]
+    NotJobs(String),
+    #[error("`{0}` is negative; write e.g. 30s, 5m, 1h or 500ms")]
+    Negative(String),
+    #[error("`{0}` is not a duration; write e.g. 30s, 5m, 1h or 500ms")]
+    NotDuration(String),
+    #[error("unknown unit `{unit}` in `{text}`; use ms, s, m or h")]
+    UnknownUnit { unit: String, text: String },
+    #[error("`{0}` is zero, which would run nothing; give a longer time")]
+    Zero(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_that_take_values_read_whole() {
+        let old = BuildError::OldRust {
+            needs: (1, 93, 1),
+            found: "rustc 1.92.0 (x)".to_string(),
+        };
+        assert_eq!(
+            old.to_string(),
+            "cargo covcheck needs Rust 1.93.1 or newer (the campaign engine, LibAFL 0.16, \
+             needs it), but this is rustc 1.92.0 (x); run `rustup update stable` (plain \
+             `cargo test` of your properties still works on this one)"
+        );
+        let several = WorkerError::Several(vec![
+            WorkerError::Refused("no such property".to_string()),
+            WorkerError::UnreadableEvent("eof".to_string()),
+        ]);
+        assert_eq!(
+            several.to_string(),
+            "no such property\nunreadable worker event: eof"
+        );
+        let death = Death {
+            kind: FailureKind::Abort,
+            detail: "aborted (SIGABRT)".to_string(),
+            choices: vec![1, 2],
+        };
+        let dying = MinimizeError::KeepsDying { death, again: true };
+        assert!(
+            dying.to_string().starts_with(
+                "the worker died (abort: aborted (SIGABRT)) while running the input `"
+            ),
+            "{dying}"
+        );
+        assert!(
+            dying
+                .to_string()
+                .contains("`, which it had been told to skip; run")
+        );
+        assert_eq!(dying.outcome(), Outcome::Failed);
+    }
+
+    #[test]
+    fn usage_errors_are_2_and_covchecks_own_are_3() {
+        assert_eq!(Error::from(BuildError::Failed).exit_code(), exit::USAGE);
+        let unreadable = DiscoverError::Unreadable {
+            binary: PathBuf::from("t"),
+            problem: "p".to_string(),
+        };
+        assert_eq!(Error::from(unreadable).exit_code(), exit::INTERNAL);
+    }
+}

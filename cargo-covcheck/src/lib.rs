@@ -1,0 +1,36 @@
+//! `cargo covcheck`: builds a crate's tests with SanitizerCoverage, asks the
+//! test binaries for their `#[covcheck]` properties and runs a coverage-guided
+//! campaign per property in supervised worker processes.
+//!
+//! This library is the whole of the command; `main.rs` only parses the
+//! arguments, dispatches to [`cmd`] and turns the result into an exit
+//! status. It is not a stable API: tools read `covcheck_protocol` instead.
+//!
+//! Data flows one way: [`compile`] (instrumented build) → [`discover`]
+//! (properties from the binaries) → [`supervise`] (workers, crash recovery,
+//! seeds) → [`report`] (what the user sees). The same executable also serves
+//! as cargo's rustc wrapper during the build ([`wrapper`]).
+//!
+//! The seed-suite commands use the same pieces: [`cmd::minimize`] (covering
+//! seeds by set cover, on the instrumented build) and [`cmd::replay`] (every
+//! seed as a test case, on the normal build), with [`suite_coverage`]
+//! between them.
+//!
+//! What can go wrong is typed in [`error`], and each way a command ends has
+//! its documented exit status in [`exit`].
+
+pub mod atomic;
+pub mod cli;
+pub mod cmd;
+pub mod compile;
+pub mod conflict;
+pub mod discover;
+pub mod error;
+pub mod exit;
+pub mod instrument;
+pub mod interrupt;
+pub mod literals;
+pub mod report;
+pub mod suite_coverage;
+pub mod supervise;
+pub mod wrapper;

@@ -1,0 +1,230 @@
+//! The one stream of events between the commands and the reporters: what
+//! `list`, `run`, `minimize` and `replay` decided, found and measured, as
+//! plain data. The commands emit [`Event`]s; the human and JSON reporters
+//! decide how they look (cargo-nextest's `reporter/events.rs` is the model).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use covcheck_protocol::seeds::SeedError;
+use covcheck_protocol::worker::{FailureKind, Finding, MinimizeReport, Progress, SeedResult};
+
+use crate::discover::Property;
+use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
+use crate::exit::Outcome;
+use crate::suite_coverage::SuiteCoverage;
+use crate::supervise::Death;
+
+/// Something a command has to say.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// No property matched the filter (`filter`), or the crate has none.
+    NothingMatched { filter: Option<&'a str> },
+    /// The campaigns run without a dictionary: it could not be written.
+    NoDictionary(WriteError),
+    /// `list`: one property, its number of readable seeds, and the seed
+    /// files it could not read.
+    Listed {
+        property: &'a Property,
+        seeds: usize,
+        unreadable: Vec<SeedError>,
+    },
+    /// `run`: the campaigns start, `jobs` at a time.
+    CampaignsStarting {
+        properties: usize,
+        jobs: usize,
+        seed: u64,
+    },
+    /// `run`: news from the campaign of property `index`.
+    Campaign {
+        index: usize,
+        property: &'a Property,
+        update: Update,
+    },
+    /// `run`: every campaign ended (or the run was interrupted).
+    CampaignsFinished(&'a RunSummary<'a>),
+    /// `minimize`: one property's suite, measured and (with `--save`) kept.
+    Minimized(&'a PropertyMinimized<'a>),
+    /// `replay`: a seed ran (properties replay in parallel).
+    SeedReplayed {
+        property: &'a Property,
+        seed: SeedResult,
+    },
+    /// `replay`: every seed ran.
+    ReplayFinished(&'a ReplaySummary<'a>),
+    /// `replay --junit`: the report was written here.
+    JunitWritten(&'a Path),
+}
+
+/// What the supervisor says about one property's campaign.
+#[derive(Debug)]
+pub enum Update {
+    Started,
+    Progress(Progress),
+    /// A worker died; its input is being reproduced and shrunk.
+    Crashed(FailureKind),
+    Finding(Box<Reported>),
+    Error(WorkerError),
+    /// Something to fix that did not stop the campaign.
+    Warning(String),
+    Finished(Summary),
+}
+
+/// A finding and where it was saved.
+#[derive(Debug)]
+pub struct Reported {
+    pub finding: Finding,
+    pub seed: Result<PathBuf, SeedNotSaved>,
+}
+
+/// The end result of one property's campaign.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub execs: u64,
+    pub edges: usize,
+    pub corpus: usize,
+    pub elapsed: Duration,
+    /// The kind of each failure found, in order.
+    pub failures: Vec<FailureKind>,
+    /// Errors of covcheck's own (workers that could not run).
+    pub errors: usize,
+}
+
+/// The end of `run`: every property's campaign.
+#[derive(Debug)]
+pub struct RunSummary<'a> {
+    pub rows: Vec<(&'a Property, Summary)>,
+    /// The signal that cut the run short, if one did.
+    pub interrupted: Option<i32>,
+}
+
+impl RunSummary<'_> {
+    pub fn failures(&self) -> usize {
+        self.rows.iter().map(|(_, s)| s.failures.len()).sum()
+    }
+
+    pub fn errors(&self) -> usize {
+        self.rows.iter().map(|(_, s)| s.errors).sum()
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        match self.interrupted {
+            Some(signal) => Outcome::Interrupted(signal),
+            None => Outcome::of(self.failures() > 0, self.errors() > 0),
+        }
+    }
+}
+
+/// One property's `minimize`: its suite, or why there is none.
+#[derive(Debug)]
+pub struct PropertyMinimized<'a> {
+    pub property: &'a Property,
+    pub result: Result<Minimized, MinimizeError>,
+}
+
+impl PropertyMinimized<'_> {
+    pub fn outcome(&self) -> Outcome {
+        match &self.result {
+            Err(error) => error.outcome(),
+            Ok(Minimized {
+                suite:
+                    Suite::Saved(Saving {
+                        error: Some(error), ..
+                    }),
+                ..
+            }) => error.outcome(),
+            Ok(_) => Outcome::Passed,
+        }
+    }
+}
+
+/// What the minimize workers of one property reported, and what became of
+/// the suite.
+#[derive(Debug)]
+pub struct Minimized {
+    pub report: Box<MinimizeReport>,
+    /// The inputs that ended a worker (crashes and hangs), left out.
+    pub deaths: Vec<Death>,
+    pub suite: Suite,
+    /// What the seeds on disk now cover, as `replay` will report it.
+    pub coverage: SuiteCoverage,
+    /// Why the coverage record for `replay` could not be kept.
+    pub record_error: Option<WriteError>,
+}
+
+/// What became of a minimized suite.
+#[derive(Debug)]
+pub enum Suite {
+    /// There was no corpus cache to minimize.
+    NoCorpus,
+    /// Shown only: `--save` was not given.
+    NotSaved,
+    Saved(Saving),
+}
+
+/// What `--save` did, as far as it got.
+#[derive(Debug)]
+pub struct Saving {
+    /// The covering seeds written, once all of them were.
+    pub written: Option<Written>,
+    /// Covering seeds not in the suite that now fail: kept, as each shows a bug.
+    pub failing: Vec<PathBuf>,
+    pub stale: Stale,
+    /// What stopped the saving.
+    pub error: Option<MinimizeError>,
+}
+
+/// The covering seeds of a saved suite.
+#[derive(Debug)]
+pub struct Written {
+    pub seeds: usize,
+    /// Of them, the ones that were not on disk already.
+    pub new: usize,
+    pub dir: PathBuf,
+}
+
+/// Covering seeds the new suite does not need.
+#[derive(Debug)]
+pub enum Stale {
+    /// Left on disk (no `--prune`).
+    Listed(Vec<PathBuf>),
+    /// Deleted by `--prune`.
+    Deleted(Vec<PathBuf>),
+}
+
+/// The end of `replay`: every property's seeds.
+#[derive(Debug)]
+pub struct ReplaySummary<'a> {
+    /// Each property's seeds, or why they could not be replayed.
+    pub results: Vec<(&'a Property, Result<Vec<SeedResult>, WorkerError>)>,
+    /// The seed-suite coverage of each property with seeds; `None` when
+    /// `minimize` has not measured it yet.
+    pub coverage: Vec<(&'a Property, Option<SuiteCoverage>)>,
+    pub elapsed: Duration,
+}
+
+impl ReplaySummary<'_> {
+    fn seed_results(&self) -> impl Iterator<Item = &SeedResult> {
+        self.results
+            .iter()
+            .filter_map(|(_, r)| r.as_ref().ok())
+            .flatten()
+    }
+
+    pub fn seeds(&self) -> usize {
+        self.seed_results().count()
+    }
+
+    pub fn failed(&self) -> usize {
+        self.seed_results().filter(|s| !s.passed).count()
+    }
+
+    /// Properties whose seeds could not be replayed.
+    pub fn errors(&self) -> usize {
+        self.results.iter().filter(|(_, r)| r.is_err()).count()
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        Outcome::of(self.failed() > 0, self.errors() > 0)
+    }
+}

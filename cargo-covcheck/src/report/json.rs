@@ -1,0 +1,84 @@
+//! The reporter for tools (`--message-format json`): each event of a run's
+//! campaigns as one `covcheck_protocol::messages::Message` line on stdout.
+//! Notes that have no message (nothing matched, no dictionary) go to
+//! stderr as people read them, and so do the results of the commands that
+//! have no JSON form yet (`list`, `minimize`, `replay`).
+
+use covcheck_protocol::messages::Message;
+
+use super::events::{Event, Update};
+use super::{HumanReporter, Reporter};
+use crate::discover::Property;
+use crate::interrupt;
+
+#[derive(Default)]
+pub struct JsonReporter {
+    /// For the events that have no JSON form.
+    human: HumanReporter,
+}
+
+impl JsonReporter {
+    pub fn new() -> JsonReporter {
+        JsonReporter::default()
+    }
+}
+
+impl Reporter for JsonReporter {
+    fn report(&mut self, event: Event<'_>) {
+        match event {
+            Event::Campaign {
+                property, update, ..
+            } => println!("{}", message(property, update).to_line()),
+            Event::CampaignsFinished(summary) => {
+                if let Some(signal) = summary.interrupted {
+                    let message = Message::Interrupted {
+                        signal: interrupt::signal_name(signal).to_string(),
+                    };
+                    println!("{}", message.to_line());
+                }
+            }
+            // The status line of people: the messages carry its numbers.
+            Event::CampaignsStarting { .. } => {}
+            other => self.human.report(other),
+        }
+    }
+}
+
+/// The message of a campaign's update.
+fn message(property: &Property, update: Update) -> Message {
+    let name = property.listing.full_path.clone();
+    match update {
+        Update::Started => Message::Started { property: name },
+        Update::Progress(progress) => Message::Status {
+            property: name,
+            progress,
+        },
+        Update::Crashed(kind) => Message::WorkerDied {
+            property: name,
+            kind,
+        },
+        Update::Finding(reported) => Message::Finding {
+            property: name,
+            seed_error: reported.seed.as_ref().err().map(ToString::to_string),
+            seed: reported.seed.ok(),
+            finding: reported.finding,
+            rerun: property.rerun_command(),
+        },
+        Update::Error(error) => Message::Error {
+            property: name,
+            message: error.to_string(),
+        },
+        Update::Warning(message) => Message::Warning {
+            property: name,
+            message,
+        },
+        Update::Finished(summary) => Message::Finished {
+            property: name,
+            execs: summary.execs,
+            edges: summary.edges,
+            corpus: summary.corpus,
+            elapsed_ms: summary.elapsed.as_millis() as u64,
+            findings: summary.failures.len(),
+        },
+    }
+}

@@ -1,0 +1,187 @@
+//! The text of `cargo covcheck run` for people: status lines, the report of
+//! each finding and the summary table, as strings, with the small helpers
+//! (counts, plurals) the other reports share.
+
+use covcheck_protocol::worker::{FailureKind, Progress};
+
+use super::events::{Reported, RunSummary, Summary};
+use crate::discover::Property;
+use crate::interrupt;
+
+/// What discovery says when no property matched `filter`.
+pub fn nothing_matched(filter: Option<&str>) -> String {
+    let note = filter
+        .map(|f| format!(" match `{f}`; `cargo covcheck list` shows them all"))
+        .unwrap_or_default();
+    format!("no #[covcheck] properties{note}")
+}
+
+/// The line that opens a run.
+pub fn campaigns_starting(count: usize, jobs: usize, seed: u64) -> String {
+    format!(
+        "covcheck: {}, {jobs} at a time, RNG seed {seed}",
+        properties(count)
+    )
+}
+
+/// A running campaign's status: time, executions, rate, coverage, findings.
+pub fn status_line(p: &Progress, findings: usize) -> String {
+    let secs = p.elapsed_ms as f64 / 1000.0;
+    let rate = if secs > 0.0 {
+        p.execs as f64 / secs
+    } else {
+        0.0
+    };
+    format!(
+        "{secs:>6.1}s {:>8} execs {:>8}/s {:>5} edges {:>5} corpus {findings} findings",
+        human_count(p.execs),
+        human_count(rate as u64),
+        p.edges,
+        p.corpus
+    )
+}
+
+/// "1 property", "2 properties".
+pub fn properties(count: usize) -> String {
+    if count == 1 {
+        "1 property".to_string()
+    } else {
+        format!("{count} properties")
+    }
+}
+
+/// 1234 → "1.2k", 1234567 → "1.2M".
+pub fn human_count(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1}M", n as f64 / 1e6),
+        _ => format!("{:.1}G", n as f64 / 1e9),
+    }
+}
+
+/// The report of one finding: what a developer needs to reproduce and fix it.
+pub fn finding_report(property: &Property, reported: &Reported) -> String {
+    let f = &reported.finding;
+    let mut out = format!(
+        "\nFAILED {} ({}) after {} executions\n",
+        property.listing.full_path,
+        f.kind.describe(),
+        f.execs_to_find
+    );
+    if f.args.is_empty() {
+        out.push_str(&format!("  Failing input (choices): {:?}\n", f.choices));
+    } else {
+        out.push_str(&format!(
+            "  Minimal failing input (shrunk in {} runs):\n",
+            f.shrink_runs
+        ));
+        for (name, value) in &f.args {
+            let value = value.replace('\n', "\n      ");
+            out.push_str(&format!("    {name} = {value}\n"));
+        }
+    }
+    if let Some(note) = &f.shrink_note {
+        out.push_str(&format!("  Note: {note}\n"));
+    }
+    let location = if f.location.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", f.location)
+    };
+    let message = f.message.replace('\n', "\n    ");
+    match f.kind {
+        FailureKind::Panic if f.flaky => out.push_str(&format!(
+            "  Panicked{location}, but passed when replayed: the property is not deterministic \
+             (it depends on time, randomness or state outside its arguments):\n    {message}\n"
+        )),
+        FailureKind::Panic => out.push_str(&format!("  Panicked{location}:\n    {message}\n")),
+        kind => out.push_str(&format!(
+            "  {}{location}: {message}\n",
+            capitalize(kind.describe())
+        )),
+    }
+    match &reported.seed {
+        Ok(path) => out.push_str(&format!("  Saved seed: {}\n", path.display())),
+        Err(problem) => out.push_str(&format!("  Seed: {problem}\n")),
+    }
+    out.push_str(&format!("  Reproduce:  {}\n", property.rerun_command()));
+    out
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().collect::<String>() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// The summary table of a run and its verdict line.
+pub fn summary_table(summary: &RunSummary<'_>) -> String {
+    let width = summary
+        .rows
+        .iter()
+        .map(|(p, _)| p.listing.full_path.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut table = format!(
+        "\n{:width$}  {:<24} {:>10} {:>9} {:>6} {:>6} {:>7}\n",
+        "property", "result", "execs", "exec/s", "edges", "corpus", "time"
+    );
+    for (property, row) in &summary.rows {
+        table.push_str(&table_row(&property.listing.full_path, row, width));
+    }
+    let failed = summary.failures() > 0 || summary.errors() > 0;
+    let verdict = match summary.interrupted {
+        Some(signal) => format!(
+            ": interrupted by {}; the corpus cache is kept and the next run resumes from it",
+            interrupt::signal_name(signal)
+        ),
+        None if failed => String::new(),
+        None => ": all passed".to_string(),
+    };
+    table.push_str(&format!(
+        "\n{}, {} failure(s){verdict}",
+        properties(summary.rows.len()),
+        summary.failures(),
+    ));
+    table
+}
+
+fn table_row(name: &str, row: &Summary, width: usize) -> String {
+    let result = if !row.failures.is_empty() {
+        let kinds: Vec<&str> = row.failures.iter().map(|k| k.describe()).collect();
+        format!("FAILED ({})", kinds.join(", "))
+    } else if row.errors > 0 {
+        "ERROR".to_string()
+    } else {
+        "ok".to_string()
+    };
+    let secs = row.elapsed.as_secs_f64();
+    let rate = if secs > 0.0 {
+        (row.execs as f64 / secs) as u64
+    } else {
+        0
+    };
+    format!(
+        "{name:width$}  {result:<24} {:>10} {:>9} {:>6} {:>6} {secs:>6.1}s\n",
+        human_count(row.execs),
+        human_count(rate),
+        row.edges,
+        row.corpus,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_humane() {
+        assert_eq!(human_count(999), "999");
+        assert_eq!(human_count(12_345), "12.3k");
+        assert_eq!(human_count(2_500_000), "2.5M");
+    }
+}

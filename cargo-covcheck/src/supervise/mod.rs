@@ -1,0 +1,70 @@
+//! Runs each property's campaign in worker processes and never loses what
+//! they find.
+//!
+//! A worker is the property's own test binary, started on that one test with
+//! a [`WorkerConfig`](covcheck_protocol::worker::WorkerConfig). It reports
+//! progress and caught panics as events. When it dies instead (abort, stack
+//! overflow, segfault, per-execution timeout, the memory limit), the input it
+//! was running is still in its in-flight file; the supervisor reads it, has a
+//! second worker reproduce and shrink it in forked children, and saves the
+//! result. With `--keep-going` the campaign then restarts from its corpus
+//! cache.
+//!
+//! One concept per module: [`paths`] (where state lives), [`worker`] (one
+//! worker process), [`watchdog`] (its memory and liveness), [`death`] (what
+//! killed it), [`campaign`] (one property's campaign) and [`pool`] (many
+//! properties at once).
+
+pub mod campaign;
+pub mod death;
+pub mod paths;
+pub mod pool;
+pub mod watchdog;
+pub mod worker;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use campaign::run_property;
+pub use death::Death;
+pub use paths::{property_dirs, property_key, remove_finished_work_dirs};
+pub use worker::{WorkerOutcome, run_worker, tail, tool_request};
+
+/// How every campaign of this invocation runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub runs: Option<u64>,
+    pub time: Option<Duration>,
+    pub timeout: Duration,
+    pub rss_limit_mb: u64,
+    pub keep_going: bool,
+    pub resume: bool,
+    pub save: bool,
+    pub cmp_mutations: bool,
+    pub size_steps: bool,
+    /// Give campaigns the dictionary of the crates' literals.
+    pub dictionary: bool,
+    pub seed: u64,
+    pub covcheck_dir: PathBuf,
+}
+
+impl Settings {
+    /// Settings for workers that run no campaign (minimize, replay): only
+    /// the limits and the state directory matter.
+    pub fn for_tools(covcheck_dir: PathBuf) -> Settings {
+        Settings {
+            runs: None,
+            time: None,
+            timeout: Duration::from_secs(1),
+            rss_limit_mb: 2048,
+            keep_going: false,
+            resume: true,
+            save: false,
+            cmp_mutations: true,
+            size_steps: true,
+            dictionary: true,
+            seed: 0,
+            covcheck_dir,
+        }
+    }
+}

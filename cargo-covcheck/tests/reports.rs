@@ -1,0 +1,220 @@
+//! Snapshots of what people read: a finding's report, the summary table of
+//! a run, a `minimize` block and the end of a `replay`, each built from
+//! constructed results with fixed paths and times.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cargo_covcheck::compile::TestBinary;
+use cargo_covcheck::discover::Property;
+use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError};
+use cargo_covcheck::report::events::{
+    Minimized, PropertyMinimized, ReplaySummary, Reported, RunSummary, Saving, Stale, Suite,
+    Summary, Written,
+};
+use cargo_covcheck::report::{finding_report, minimize, replay, text};
+use cargo_covcheck::suite_coverage::SuiteCoverage;
+use cargo_covcheck::supervise::Death;
+use covcheck_protocol::worker::{
+    FailureKind, Finding, ListedProperty, MinimizeReport, SeedResult, SuiteStats,
+};
+
+fn property(name: &str) -> Property {
+    Property {
+        listing: ListedProperty {
+            test_name: format!("tests::{name}"),
+            full_path: format!("demo::tests::{name}"),
+            package: "demo".to_string(),
+            seed_dir: PathBuf::from(format!("/src/demo/covcheck-seeds/demo/tests/{name}")),
+            crate_root: PathBuf::from("/src/demo"),
+            target_args: vec!["--lib".to_string()],
+        },
+        binary: TestBinary {
+            path: PathBuf::from("/target/debug/deps/demo-0123456789abcdef"),
+            package_root: PathBuf::from("/src/demo"),
+        },
+        manifest_path: Some(PathBuf::from("demo/Cargo.toml")),
+    }
+}
+
+fn finding(kind: FailureKind) -> Finding {
+    Finding {
+        kind,
+        choices: vec![3, 0, 255],
+        message: "assertion `left != right` failed\n  left: 0\n right: 0".to_string(),
+        location: "src/lib.rs:49:9".to_string(),
+        args: vec![("a".to_string(), "[-1, -1, -1, -1]".to_string())],
+        execs_to_find: 1194,
+        found_after_us: 6664,
+        shrink_runs: 62,
+        shrink_note: None,
+        flaky: false,
+        size: Some(4096),
+    }
+}
+
+#[test]
+fn the_report_of_a_shrunk_panic_saved_as_a_seed() {
+    let reported = Reported {
+        finding: finding(FailureKind::Panic),
+        seed: Ok(PathBuf::from(
+            "/src/demo/covcheck-seeds/demo/tests/parses/0c8ca863b3f69fa5.toml",
+        )),
+    };
+    insta::assert_snapshot!(finding_report(&property("parses"), &reported));
+}
+
+#[test]
+fn the_report_of_a_crash_that_could_not_be_shrunk_nor_saved() {
+    let mut finding = finding(FailureKind::Abort);
+    finding.args.clear();
+    finding.location.clear();
+    finding.message = "aborted (SIGABRT) (the shrinking worker reported nothing)".to_string();
+    finding.shrink_note = Some("not shrunk".to_string());
+    let reported = Reported {
+        finding,
+        seed: Err(SeedNotSaved::NoSave),
+    };
+    insta::assert_snapshot!(finding_report(&property("parses"), &reported));
+}
+
+#[test]
+fn the_summary_table_of_a_run() {
+    let (parses, prints, hangs) = (property("parses"), property("prints"), property("hangs"));
+    let row = |failures: Vec<FailureKind>, errors| Summary {
+        execs: 123_456,
+        edges: 31,
+        corpus: 12,
+        elapsed: Duration::from_millis(2500),
+        failures,
+        errors,
+    };
+    let summary = RunSummary {
+        rows: vec![
+            (
+                &parses,
+                row(vec![FailureKind::Panic, FailureKind::Timeout], 0),
+            ),
+            (&prints, row(Vec::new(), 0)),
+            (&hangs, row(Vec::new(), 1)),
+        ],
+        interrupted: None,
+    };
+    insta::assert_snapshot!(text::summary_table(&summary));
+}
+
+fn seed(file: &str, kind: &str, failure: Option<(&str, &str)>) -> SeedResult {
+    SeedResult {
+        file: file.to_string(),
+        kind: kind.to_string(),
+        passed: failure.is_none(),
+        message: failure.map(|f| f.0.to_string()).unwrap_or_default(),
+        location: failure.map(|f| f.1.to_string()).unwrap_or_default(),
+        micros: 120,
+    }
+}
+
+#[test]
+fn the_end_of_a_replay() {
+    let (parses, crashes) = (property("parses"), property("crashes"));
+    let seeds = vec![
+        seed("072804bb30078505.toml", "covering", None),
+        seed(
+            "0c8ca863b3f69fa5.toml",
+            "failure",
+            Some((
+                "assertion `left != right` failed\n  left: 0\n right: 0",
+                "src/lib.rs:49:9",
+            )),
+        ),
+        seed(
+            "aaaaaaaaaaaaaaaa.toml",
+            "covering",
+            Some((
+                "the test binary died replaying this seed (abort: aborted (SIGABRT)); its last output:\nfatal",
+                "",
+            )),
+        ),
+    ];
+    let mut text: String = seeds
+        .iter()
+        .map(|seed| replay::verdict(&parses, seed) + "\n")
+        .collect();
+    let ended = WorkerError::EndedEarly {
+        log: PathBuf::from("/target/covcheck/work/run-1/demo.demo..tests..crashes/replay.log"),
+    };
+    let summary = ReplaySummary {
+        results: vec![(&parses, Ok(seeds)), (&crashes, Err(ended))],
+        coverage: vec![
+            (
+                &parses,
+                Some(SuiteCoverage {
+                    covered: 40,
+                    features: 50,
+                    unmeasured: 1,
+                }),
+            ),
+            (&crashes, None),
+        ],
+        elapsed: Duration::from_millis(84),
+    };
+    text.push_str(&replay::summary(&summary));
+    insta::assert_snapshot!(text);
+}
+
+fn stats(inputs: usize, bytes: usize, features: usize) -> SuiteStats {
+    SuiteStats {
+        inputs,
+        bytes,
+        features,
+    }
+}
+
+#[test]
+fn a_minimize_block_that_saved_pruned_and_left_out_crashes() {
+    let survives = property("survives");
+    let report = MinimizeReport {
+        measured: stats(14, 8400, 64),
+        corpus_inputs: 12,
+        failure_seeds: 1,
+        forward_pass: stats(9, 5100, 64),
+        set_cover: stats(4, 2000, 64),
+        after: stats(4, 300, 66),
+        kept_features: 64,
+        ..MinimizeReport::default()
+    };
+    let dir = PathBuf::from("/src/demo/covcheck-seeds/demo/tests/survives");
+    let death = Death {
+        kind: FailureKind::Abort,
+        detail: "aborted (SIGABRT)".to_string(),
+        choices: vec![77],
+    };
+    let minimized = PropertyMinimized {
+        property: &survives,
+        result: Ok(Minimized {
+            report: Box::new(report),
+            deaths: vec![death],
+            suite: Suite::Saved(Saving {
+                written: Some(Written {
+                    seeds: 4,
+                    new: 1,
+                    dir: dir.clone(),
+                }),
+                failing: vec![dir.join("aaaaaaaaaaaaaaaa.toml")],
+                stale: Stale::Deleted(vec![dir.join("eeeeeeeeeeeeeeee.toml")]),
+                error: None,
+            }),
+            coverage: SuiteCoverage {
+                covered: 66,
+                features: 66,
+                unmeasured: 0,
+            },
+            record_error: None,
+        }),
+    };
+    let failed = PropertyMinimized {
+        property: &survives,
+        result: Err(MinimizeError::Worker(WorkerError::NoReport)),
+    };
+    insta::assert_snapshot!(minimize::block(&minimized) + &minimize::block(&failed));
+}
