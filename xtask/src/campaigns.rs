@@ -156,7 +156,8 @@ impl Examples {
             .stderr(Stdio::inherit())
             .output()
             .map_err(|e| format!("cannot run cargo covcheck: {e}"))?;
-        if output.status.code() == Some(2) {
+        // 2: usage or build error; 3: covcheck's own (see `cargo covcheck --help`).
+        if matches!(output.status.code(), Some(2 | 3)) {
             return Err(format!("cargo covcheck failed on {example} (see above)"));
         }
         measure::read_events(&String::from_utf8_lossy(&output.stdout))
