@@ -3,7 +3,7 @@
 //! feature, and with `--save` keeps it as covering seeds.
 //!
 //! The measuring, set cover and shrinking happen in a worker on the
-//! instrumented build (`covcheck_rt::engine::minimize`); this side writes
+//! instrumented build (covcheck-rt's `engine/minimize`); this side writes
 //! the seeds, and only deletes covering seeds the suite no longer needs
 //! when `--prune` says so. Failure seeds are never touched. What it did goes
 //! to the reporter as one [`Event::Minimized`] per property.
