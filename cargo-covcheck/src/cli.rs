@@ -262,7 +262,8 @@ pub struct RunArgs {
     /// Disable comparison-driven mutations (input-to-state, tokens), to measure what they bring.
     #[arg(long)]
     pub no_cmp: bool,
-    /// Disable the dictionary of the crates' literals, to measure what it brings.
+    /// Disable every dictionary (the crates' literals and the properties' own
+    /// `dict` and `dict_file` tokens), to measure what they bring.
     #[arg(long)]
     pub no_dict: bool,
     /// Draw fresh inputs at the full size bound from the start, instead of

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use cargo_metadata::{Metadata, Package};
+use proc_macro2::{Delimiter, Group, TokenTree};
 
 use crate::atomic::write_atomically;
 use crate::error::WriteError;
@@ -137,16 +138,57 @@ pub fn literals_of_source(text: &str) -> Vec<Vec<u8>> {
 }
 
 fn collect(stream: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>) {
+    let mut after_hash = false;
     for tree in stream {
-        match tree {
-            proc_macro2::TokenTree::Group(group) => collect(group.stream(), out),
-            proc_macro2::TokenTree::Literal(literal) => {
-                if let Some(token) = token_of(syn::Lit::new(literal)) {
+        match &tree {
+            TokenTree::Group(group) if after_hash && group.delimiter() == Delimiter::Bracket => {
+                match covcheck_attribute_args(group) {
+                    Some(args) => collect_attribute_args(args, out),
+                    None => collect(group.stream(), out),
+                }
+            }
+            TokenTree::Group(group) => collect(group.stream(), out),
+            TokenTree::Literal(literal) => {
+                if let Some(token) = token_of(syn::Lit::new(literal.clone())) {
                     out.push(token);
                 }
             }
             _ => {}
         }
+        after_hash = matches!(&tree, TokenTree::Punct(p) if p.as_char() == '#');
+    }
+}
+
+/// The arguments of `#[covcheck(...)]` (or `#[covcheck_rt::covcheck(...)]`),
+/// given the bracketed group after a `#`.
+fn covcheck_attribute_args(attribute: &Group) -> Option<proc_macro2::TokenStream> {
+    let mut last_ident = None;
+    for tree in attribute.stream() {
+        match tree {
+            TokenTree::Ident(ident) => last_ident = Some(ident.to_string()),
+            TokenTree::Punct(p) if p.as_char() == ':' => {}
+            TokenTree::Group(args) if args.delimiter() == Delimiter::Parenthesis => {
+                return (last_ident.as_deref() == Some("covcheck")).then(|| args.stream());
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The literals of a `#[covcheck(...)]` attribute's arguments, but those of
+/// `dict = [...]` and `dict_file = "..."`: a property's own tokens are its
+/// own, not its package's, and the file's path is no token.
+fn collect_attribute_args(args: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>) {
+    let mut trees = args.into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        let dictionary = matches!(&tree, TokenTree::Ident(i) if i == "dict" || i == "dict_file");
+        if dictionary && matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '=') {
+            trees.next();
+            trees.next();
+            continue;
+        }
+        collect(std::iter::once(tree).collect(), out);
     }
 }
 
@@ -203,6 +245,20 @@ mod tests {
             strings(source),
             ["\u{fffd}PNG", "GET ", "true", "e", "4096", "☃"],
         );
+    }
+
+    #[test]
+    fn a_property_s_own_dictionary_is_not_its_package_s() {
+        let source = r#"
+            #[covcheck(cases = 1000, dict = ["FROBNITZ", b"\r\n"], dict_file = "fuzz/x.dict")]
+            fn p(s: String) { assert_ne!(s, "plugh"); }
+            #[covcheck_rt::covcheck(dict = ["XYZZY"])]
+            fn q(s: String) {}
+            #[doc = "docs"]
+            #[cfg_attr(test, covcheck(dict = ["kept"]))]
+            fn r() {}
+        "#;
+        assert_eq!(strings(source), ["1000", "plugh", "docs", "kept"]);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use cargo_covcheck::report::{finding_report, minimize, replay, text};
 use cargo_covcheck::suite_coverage::SuiteCoverage;
 use cargo_covcheck::supervise::Death;
 use covcheck_protocol::worker::{
-    FailureKind, Finding, ListedProperty, MinimizeReport, SeedResult, SuiteStats,
+    FailureKind, Finding, ListedProperty, MinimizeReport, SeedResult, SuiteStats, TokenUse,
 };
 
 fn property(name: &str) -> Property {
@@ -88,6 +88,7 @@ fn the_summary_table_of_a_run() {
         elapsed: Duration::from_millis(2500),
         failures,
         errors,
+        tokens: Vec::new(),
     };
     let summary = RunSummary {
         rows: vec![
@@ -97,6 +98,43 @@ fn the_summary_table_of_a_run() {
             ),
             (&prints, row(Vec::new(), 0)),
             (&hangs, row(Vec::new(), 1)),
+        ],
+        interrupted: None,
+    };
+    insta::assert_snapshot!(text::summary_table(&summary));
+}
+
+#[test]
+fn the_summary_of_a_run_with_dictionary_tokens() {
+    let (parses, prints) = (property("parses"), property("prints"));
+    let tokens = |counts: &[(&str, u64)]| -> Vec<TokenUse> {
+        counts
+            .iter()
+            .map(|&(token, entries)| TokenUse {
+                token: token.to_string(),
+                entries,
+            })
+            .collect()
+    };
+    let row = |failures: Vec<FailureKind>, tokens| Summary {
+        execs: 123_456,
+        edges: 31,
+        corpus: 12,
+        elapsed: Duration::from_millis(2500),
+        failures,
+        errors: 0,
+        tokens,
+    };
+    let summary = RunSummary {
+        rows: vec![
+            (
+                &parses,
+                row(
+                    vec![FailureKind::Panic],
+                    tokens(&[("GET ", 12), ("\\x0d\\x0a", 3), ("Host:", 1)]),
+                ),
+            ),
+            (&prints, row(Vec::new(), Vec::new())),
         ],
         interrupted: None,
     };

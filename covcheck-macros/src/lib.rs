@@ -28,6 +28,11 @@ use proc_macro::TokenStream;
 ///   fixed RNG seed) and `depth` (the nesting depth of recursive values,
 ///   default 8). `COVCHECK_CASES`, `COVCHECK_SIZE`, `COVCHECK_SEED` and
 ///   `COVCHECK_DEPTH` override them for one run.
+/// - The property's dictionary, for `cargo covcheck`'s mutator:
+///   `dict = ["GET ", b"\r\n"]` (string or byte-string literals) and
+///   `dict_file = "fuzz/http.dict"` (libFuzzer's format, relative to the
+///   crate root), alone or together. `cargo test` checks the file: a
+///   missing or malformed one fails the test.
 /// - Other attributes (`#[ignore]`, `#[cfg(...)]`, docs) stay on the test;
 ///   `#[test]` and `#[should_panic]` are compile errors that say what to do.
 #[proc_macro_attribute]

@@ -20,7 +20,13 @@ struct Options {
     size: Option<TokenStream>,
     seed: Option<TokenStream>,
     depth: Option<TokenStream>,
+    /// `dict = ["GET ", b"\r\n"]`: each token as a byte string.
+    dict: Option<Vec<syn::LitByteStr>>,
+    /// `dict_file = "fuzz/http.dict"`.
+    dict_file: Option<syn::LitStr>,
 }
+
+const OPTIONS: &str = "`cases`, `size`, `seed`, `depth`, `dict` or `dict_file`";
 
 fn parse_options(args: TokenStream) -> syn::Result<Options> {
     let mut options = Options::default();
@@ -38,27 +44,89 @@ fn parse_options(args: TokenStream) -> syn::Result<Options> {
             .map(ToString::to_string)
             .unwrap_or_default();
         let value = &pair.value;
-        let slot = match name.as_str() {
-            "cases" => &mut options.cases,
-            "size" => &mut options.size,
-            "seed" => &mut options.seed,
-            "depth" => &mut options.depth,
+        let given = match name.as_str() {
+            "cases" => options.cases.replace(quote!(#value)).is_some(),
+            "size" => options.size.replace(quote!(#value)).is_some(),
+            "seed" => options.seed.replace(quote!(#value)).is_some(),
+            "depth" => options.depth.replace(quote!(#value)).is_some(),
+            "dict" => options.dict.replace(dict_tokens(value)?).is_some(),
+            "dict_file" => options.dict_file.replace(dict_file(value)?).is_some(),
             _ => {
                 return Err(Error::new(
                     pair.path.span(),
-                    "unknown covcheck option; expected `cases`, `size`, `seed` or `depth`",
+                    format!("unknown covcheck option; expected {OPTIONS}"),
                 ));
             }
         };
-        if slot.is_some() {
+        if given {
             return Err(Error::new(
                 pair.path.span(),
                 format!("`{name}` is given twice"),
             ));
         }
-        *slot = Some(quote!(#value));
     }
     Ok(options)
+}
+
+/// The tokens of `dict = [...]`: string or byte-string literals, none empty.
+fn dict_tokens(value: &syn::Expr) -> syn::Result<Vec<syn::LitByteStr>> {
+    let syn::Expr::Array(array) = value else {
+        return Err(Error::new_spanned(
+            value,
+            "`dict` takes an array of string or byte-string literals, e.g. \
+             `dict = [\"GET \", b\"\\r\\n\"]`; for a dictionary file use `dict_file = \"fuzz/x.dict\"`",
+        ));
+    };
+    if array.elems.is_empty() {
+        return Err(Error::new_spanned(
+            array,
+            "`dict = []` gives no tokens; add some (`dict = [\"GET \"]`) or remove it",
+        ));
+    }
+    let mut tokens = Vec::new();
+    for element in &array.elems {
+        let bytes = match element {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => s.value().into_bytes(),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::ByteStr(s),
+                ..
+            }) => s.value(),
+            other => {
+                return Err(Error::new_spanned(
+                    other,
+                    "each `dict` token must be a string or byte-string literal (`\"GET \"`, \
+                     `b\"\\x00\\xff\"`); for tokens made in code, write them to a file and \
+                     use `dict_file = \"fuzz/x.dict\"`",
+                ));
+            }
+        };
+        if bytes.is_empty() {
+            return Err(Error::new_spanned(
+                element,
+                "an empty `dict` token writes nothing; remove it",
+            ));
+        }
+        tokens.push(syn::LitByteStr::new(&bytes, element.span()));
+    }
+    Ok(tokens)
+}
+
+/// The path of `dict_file = "..."`: a non-empty string literal.
+fn dict_file(value: &syn::Expr) -> syn::Result<syn::LitStr> {
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(path),
+            ..
+        }) if !path.value().is_empty() => Ok(path.clone()),
+        other => Err(Error::new_spanned(
+            other,
+            "`dict_file` takes the path of a libFuzzer dictionary as a string literal, relative \
+             to the crate root (where Cargo.toml is), e.g. `dict_file = \"fuzz/http.dict\"`",
+        )),
+    }
 }
 
 /// One property argument.
@@ -149,6 +217,11 @@ fn info_function(name: &syn::Ident, options: &Options) -> TokenStream {
         option(&options.seed),
         option(&options.depth),
     );
+    let dict = options.dict.iter().flatten();
+    let dict_file = match &options.dict_file {
+        Some(path) => quote!(::core::option::Option::Some(#path)),
+        None => quote!(::core::option::Option::None),
+    };
     let name_text = name.to_string();
     quote! {
         fn __covcheck_info() -> ::covcheck_rt::__private::PropertyInfo {
@@ -167,6 +240,8 @@ fn info_function(name: &syn::Ident, options: &Options) -> TokenStream {
                     size: #size,
                     seed: #seed,
                     depth: #depth,
+                    dict: &[#(#dict),*],
+                    dict_file: #dict_file,
                 },
             }
         }

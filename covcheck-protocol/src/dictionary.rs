@@ -3,9 +3,10 @@
 //! quotes, optionally named (`kw="GET "`), with `\\`, `\"` and `\xNN`
 //! escapes; blank lines and `#` comments are ignored.
 //!
-//! `cargo covcheck` writes one per property from the literals of the crates
-//! under test; the worker reads it. The same format lets a user's
-//! dictionary from cargo-fuzz or AFL++ be used as it is.
+//! `cargo covcheck` writes one per package from the literals of the crates
+//! under test; the worker reads it, and a property's own `dict_file`
+//! (`#[covcheck(dict_file = "fuzz/http.dict")]`). The same format lets a
+//! user's dictionary from cargo-fuzz or AFL++ be used as it is.
 
 /// Parses a dictionary. An error names the line (1-based) and what is wrong.
 pub fn parse(text: &str) -> Result<Vec<Vec<u8>>, String> {
@@ -62,21 +63,29 @@ fn unescape(quoted: &str) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Renders tokens as a dictionary that [`parse`] reads back: printable
-/// ASCII as it is, every other byte as `\xNN`.
+/// Renders tokens as a dictionary that [`parse`] reads back, one
+/// [`escape`]d token a line.
 pub fn render(tokens: &[Vec<u8>]) -> String {
     let mut out = String::new();
     for token in tokens {
         out.push('"');
-        for &byte in token {
-            match byte {
-                b'\\' => out.push_str("\\\\"),
-                b'"' => out.push_str("\\\""),
-                b' '..=b'~' => out.push(byte as char),
-                _ => out.push_str(&format!("\\x{byte:02x}")),
-            }
-        }
+        out.push_str(&escape(token));
         out.push_str("\"\n");
+    }
+    out
+}
+
+/// A token as a dictionary spells it between its quotes: printable ASCII
+/// as it is, `\\` and `\"` escaped, every other byte as `\xNN`.
+pub fn escape(token: &[u8]) -> String {
+    let mut out = String::new();
+    for &byte in token {
+        match byte {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b' '..=b'~' => out.push(byte as char),
+            _ => out.push_str(&format!("\\x{byte:02x}")),
+        }
     }
     out
 }

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! {"event":"started","property":"demo::tests::p"}
-//! {"event":"status","property":"demo::tests::p","progress":{"execs":51234,...}}
+//! {"event":"status","property":"demo::tests::p","progress":{"execs":51234,...,"tokens":[{"token":"GET ","entries":12}]}}
 //! {"event":"finding","property":"demo::tests::p","finding":{...},"seed":"/…/covcheck-seeds/…toml",...}
 //! {"event":"finished","property":"demo::tests::p","execs":…,"findings":1,...}
 //! ```
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::worker::{FailureKind, Finding, Progress};
+use crate::worker::{FailureKind, Finding, Progress, TokenUse};
 
 /// One line of `--message-format json` output.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -56,6 +56,10 @@ pub enum Message {
         corpus: usize,
         elapsed_ms: u64,
         findings: usize,
+        /// The dictionary tokens that led to the most corpus entries, as
+        /// in [`Progress::tokens`].
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tokens: Vec<TokenUse>,
     },
     /// The run was cut short by a signal (the last line).
     Interrupted { signal: String },

@@ -117,6 +117,12 @@ pub struct WorkerConfig {
     /// ([`crate::dictionary`]): the literals of the crates under test.
     #[serde(default)]
     pub dictionary: Option<PathBuf>,
+    /// Give the mutator the property's own tokens
+    /// (`#[covcheck(dict = [...], dict_file = "...")]`), ahead of
+    /// [`WorkerConfig::dictionary`]'s; off with `--no-dict`, which turns
+    /// every dictionary off.
+    #[serde(default = "yes")]
+    pub property_dictionary: bool,
 }
 
 fn yes() -> bool {
@@ -313,13 +319,40 @@ pub struct SeedResult {
     pub micros: u64,
 }
 
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Progress {
     pub execs: u64,
     pub corpus: usize,
     /// Distinct coverage counters hit so far.
     pub edges: usize,
     pub elapsed_ms: u64,
+    /// The dictionary tokens that led to the most corpus entries, most
+    /// first (at most [`TOP_TOKENS`]); empty without a dictionary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<TokenUse>,
+}
+
+/// How many tokens [`Progress::tokens`] names.
+pub const TOP_TOKENS: usize = 5;
+
+/// A dictionary token and how much new coverage it led to.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TokenUse {
+    /// The token as a dictionary spells it between its quotes
+    /// ([`crate::dictionary::escape`]).
+    pub token: String,
+    /// Corpus entries (inputs that found new coverage) whose creating
+    /// mutation wrote the token.
+    pub entries: u64,
+}
+
+/// The [`TOP_TOKENS`] tokens of `uses` with the most entries (most first,
+/// ties in the order given), tokens that led to nothing left out.
+pub fn top_tokens(mut uses: Vec<TokenUse>) -> Vec<TokenUse> {
+    uses.retain(|u| u.entries > 0);
+    uses.sort_by_key(|u| std::cmp::Reverse(u.entries));
+    uses.truncate(TOP_TOKENS);
+    uses
 }
 
 /// Prints one event line (what a worker does).
@@ -360,5 +393,52 @@ mod tests {
         );
         assert!(matches!(parse_event(&line), Some(Ok(Event::Error { message })) if message == "m"));
         assert!(parse_event("test tests::p ... ok").is_none());
+    }
+
+    #[test]
+    fn token_counts_are_optional_on_the_wire() {
+        let old = r#"{"execs":5,"corpus":2,"edges":9,"elapsed_ms":10}"#;
+        let progress: Progress = serde_json::from_str(old).unwrap();
+        assert!(progress.tokens.is_empty());
+        assert_eq!(serde_json::to_string(&progress).unwrap(), old);
+        let with = Progress {
+            tokens: vec![TokenUse {
+                token: "GET ".into(),
+                entries: 12,
+            }],
+            ..progress
+        };
+        let line = serde_json::to_string(&with).unwrap();
+        assert!(
+            line.ends_with(r#""tokens":[{"token":"GET ","entries":12}]}"#),
+            "{line}"
+        );
+        assert_eq!(serde_json::from_str::<Progress>(&line).unwrap(), with);
+    }
+
+    #[test]
+    fn the_top_tokens_are_those_with_most_entries() {
+        let uses = |counts: &[(&str, u64)]| -> Vec<TokenUse> {
+            counts
+                .iter()
+                .map(|&(token, entries)| TokenUse {
+                    token: token.into(),
+                    entries,
+                })
+                .collect()
+        };
+        let all = uses(&[
+            ("a", 1),
+            ("b", 0),
+            ("c", 7),
+            ("d", 1),
+            ("e", 3),
+            ("f", 2),
+            ("g", 1),
+        ]);
+        assert_eq!(
+            top_tokens(all),
+            uses(&[("c", 7), ("e", 3), ("f", 2), ("a", 1), ("d", 1)])
+        );
     }
 }

@@ -14,7 +14,8 @@ use crate::source::Limits;
 /// Default number of random cases per property under `cargo test`.
 pub const DEFAULT_CASES: usize = 256;
 
-/// Options given as `#[covcheck(cases = 1000, size = 20, seed = 42, depth = 5)]`.
+/// Options given as `#[covcheck(cases = 1000, size = 20, seed = 42, depth = 5)]`,
+/// and the property's dictionary (`dict = ["GET "], dict_file = "fuzz/http.dict"`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Attributes {
     /// Random cases per `cargo test` run.
@@ -25,6 +26,10 @@ pub struct Attributes {
     pub seed: Option<u64>,
     /// The nesting depth past which recursive values take a leaf.
     pub depth: Option<u32>,
+    /// Tokens for the campaign's mutator, in the order given.
+    pub dict: &'static [&'static [u8]],
+    /// A dictionary file in libFuzzer's format, relative to the crate root.
+    pub dict_file: Option<&'static str>,
 }
 
 /// Everything a run needs to know.

@@ -27,6 +27,13 @@ fn custom_generators_apply(#[generate(generators::range(10u8..20))] x: u8, mut v
     assert!(!v.is_empty());
 }
 
+/// A property's dictionary does not change `cargo test`, which only checks
+/// that the file reads (the campaign's mutator writes the tokens).
+#[covcheck(seed = 6, dict = ["GET ", b"\r\n\xff"], dict_file = "tests/http.dict")]
+fn dictionaries_are_accepted(request: Vec<u8>) {
+    let _ = request.windows(4).any(|w| w == b"GET ");
+}
+
 #[covcheck(seed = 4)]
 fn results_can_be_returned(text: String) -> Result<(), std::fmt::Error> {
     use std::fmt::Write;

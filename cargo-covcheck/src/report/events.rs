@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use covcheck_protocol::seeds::SeedError;
-use covcheck_protocol::worker::{FailureKind, Finding, MinimizeReport, Progress, SeedResult};
+use covcheck_protocol::worker::{
+    FailureKind, Finding, MinimizeReport, Progress, SeedResult, TokenUse,
+};
 
 use crate::discover::Property;
 use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
@@ -88,6 +90,8 @@ pub struct Summary {
     pub failures: Vec<FailureKind>,
     /// Errors of covcheck's own (workers that could not run).
     pub errors: usize,
+    /// The dictionary tokens that led to the most corpus entries.
+    pub tokens: Vec<TokenUse>,
 }
 
 /// The end of `run`: every property's campaign.

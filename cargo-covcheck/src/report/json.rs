@@ -79,6 +79,7 @@ fn message(property: &Property, update: Update) -> Message {
             corpus: summary.corpus,
             elapsed_ms: summary.elapsed.as_millis() as u64,
             findings: summary.failures.len(),
+            tokens: summary.tokens,
         },
     }
 }

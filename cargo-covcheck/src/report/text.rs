@@ -2,7 +2,7 @@
 //! each finding and the summary table, as strings, with the small helpers
 //! (counts, plurals) the other reports share.
 
-use covcheck_protocol::worker::{FailureKind, Progress};
+use covcheck_protocol::worker::{FailureKind, Progress, TokenUse};
 
 use super::events::{Reported, RunSummary, Summary};
 use crate::discover::Property;
@@ -24,7 +24,8 @@ pub fn campaigns_starting(count: usize, jobs: usize, seed: u64) -> String {
     )
 }
 
-/// A running campaign's status: time, executions, rate, coverage, findings.
+/// A running campaign's status: time, executions, rate, coverage, findings,
+/// and the dictionary tokens that led to the most new coverage.
 pub fn status_line(p: &Progress, findings: usize) -> String {
     let secs = p.elapsed_ms as f64 / 1000.0;
     let rate = if secs > 0.0 {
@@ -32,13 +33,33 @@ pub fn status_line(p: &Progress, findings: usize) -> String {
     } else {
         0.0
     };
-    format!(
+    let mut line = format!(
         "{secs:>6.1}s {:>8} execs {:>8}/s {:>5} edges {:>5} corpus {findings} findings",
         human_count(p.execs),
         human_count(rate as u64),
         p.edges,
         p.corpus
-    )
+    );
+    if !p.tokens.is_empty() {
+        line.push_str(&format!(
+            " tokens: {}",
+            token_list(&p.tokens[..p.tokens.len().min(STATUS_TOKENS)])
+        ));
+    }
+    line
+}
+
+/// Tokens on a status line (the summary names all that the worker reports).
+const STATUS_TOKENS: usize = 3;
+
+/// `"GET " 12, "\x0d\x0a" 3`: each token as a dictionary spells it, and
+/// the corpus entries it led to.
+pub fn token_list(tokens: &[TokenUse]) -> String {
+    let items: Vec<String> = tokens
+        .iter()
+        .map(|t| format!("\"{}\" {}", t.token, t.entries))
+        .collect();
+    items.join(", ")
 }
 
 /// "1 property", "2 properties".
@@ -133,6 +154,16 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
     for (property, row) in &summary.rows {
         table.push_str(&table_row(&property.listing.full_path, row, width));
     }
+    if summary.rows.iter().any(|(_, row)| !row.tokens.is_empty()) {
+        table.push_str("\nDictionary tokens that led to new coverage (corpus entries made):\n");
+        for (property, row) in summary.rows.iter().filter(|(_, r)| !r.tokens.is_empty()) {
+            table.push_str(&format!(
+                "{:width$}  {}\n",
+                property.listing.full_path,
+                token_list(&row.tokens)
+            ));
+        }
+    }
     let failed = summary.failures() > 0 || summary.errors() > 0;
     let verdict = match summary.interrupted {
         Some(signal) => format!(
@@ -177,6 +208,32 @@ fn table_row(name: &str, row: &Summary, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_status_line_names_the_tokens_that_led_to_new_coverage() {
+        let mut progress = Progress {
+            execs: 51_234,
+            corpus: 40,
+            edges: 211,
+            elapsed_ms: 2_000,
+            tokens: Vec::new(),
+        };
+        let plain = status_line(&progress, 0);
+        assert!(!plain.contains("tokens"), "{plain}");
+        progress.tokens = ["GET ", "\\x0d\\x0a", "Host:", "HTTP/1.1"]
+            .iter()
+            .zip([12, 3, 2, 1])
+            .map(|(token, entries)| TokenUse {
+                token: token.to_string(),
+                entries,
+            })
+            .collect();
+        assert_eq!(
+            status_line(&progress, 1),
+            format!("{plain} tokens: \"GET \" 12, \"\\x0d\\x0a\" 3, \"Host:\" 2")
+                .replace("0 findings", "1 findings")
+        );
+    }
 
     #[test]
     fn counts_are_humane() {

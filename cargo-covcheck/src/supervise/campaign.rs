@@ -11,8 +11,8 @@ use std::time::Instant;
 use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::seeds::{FailureRecord, SeedFile};
 use covcheck_protocol::worker::{
-    CAMPAIGN_MAX_LEN, Event as WorkerEvent, FailureKind, Finding, Progress, WorkerConfig,
-    WorkerMode,
+    CAMPAIGN_MAX_LEN, Event as WorkerEvent, FailureKind, Finding, Progress, TokenUse, WorkerConfig,
+    WorkerMode, top_tokens,
 };
 
 use super::Settings;
@@ -134,6 +134,7 @@ impl<'a, 's> Campaign<'a, 's> {
             stop_on_failure: !settings.keep_going,
             size_steps: settings.size_steps,
             dictionary: Some(self.dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
+            property_dictionary: settings.dictionary,
         };
         self.attempts += 1;
         Some(config)
@@ -159,7 +160,7 @@ impl<'a, 's> Campaign<'a, 's> {
                 self.settings,
                 |event| match event {
                     WorkerEvent::Status(p) => {
-                        self.send(Update::Progress(offset(*p, &self.summary)))
+                        self.send(Update::Progress(offset(p.clone(), &self.summary)))
                     }
                     // Said by every restarted worker: once is enough.
                     WorkerEvent::Warning { message } if first => {
@@ -185,6 +186,7 @@ impl<'a, 's> Campaign<'a, 's> {
         self.summary.execs += progress.execs;
         self.summary.edges = self.summary.edges.max(progress.edges);
         self.summary.corpus = self.summary.corpus.max(progress.corpus);
+        self.summary.tokens = add_tokens(&self.summary.tokens, progress.tokens);
         if outcome.interrupted.is_some() {
             return Step::Stop;
         }
@@ -265,8 +267,22 @@ fn after_worker(found: bool, keep_going: bool) -> Step {
 fn offset(p: Progress, before: &Summary) -> Progress {
     Progress {
         execs: p.execs + before.execs,
+        tokens: add_tokens(&before.tokens, p.tokens),
         ..p
     }
+}
+
+/// The token counts of earlier workers and of `later`, added up (each
+/// worker counts the corpus entries it made).
+fn add_tokens(before: &[TokenUse], later: Vec<TokenUse>) -> Vec<TokenUse> {
+    let mut all = before.to_vec();
+    for token in later {
+        match all.iter_mut().find(|t| t.token == token.token) {
+            Some(t) => t.entries += token.entries,
+            None => all.push(token),
+        }
+    }
+    top_tokens(all)
 }
 
 fn save_seed(property: &Property, finding: &Finding) -> Result<PathBuf, SeedNotSaved> {
@@ -330,5 +346,22 @@ mod tests {
         assert_eq!(after_worker(true, false), Step::Stop, "the first failure");
         assert_eq!(after_worker(false, true), Step::Stop, "the budget is spent");
         assert_eq!(after_worker(false, false), Step::Stop);
+    }
+
+    #[test]
+    fn restarted_workers_token_counts_add_up() {
+        let uses = |counts: &[(&str, u64)]| -> Vec<TokenUse> {
+            counts
+                .iter()
+                .map(|&(token, entries)| TokenUse {
+                    token: token.into(),
+                    entries,
+                })
+                .collect()
+        };
+        assert_eq!(
+            add_tokens(&uses(&[("a", 2), ("b", 1)]), uses(&[("b", 3), ("c", 1)])),
+            uses(&[("b", 4), ("a", 2), ("c", 1)])
+        );
     }
 }

@@ -42,7 +42,8 @@ pub struct Settings {
     pub save: bool,
     pub cmp_mutations: bool,
     pub size_steps: bool,
-    /// Give campaigns the dictionary of the crates' literals.
+    /// Give campaigns their dictionaries: the crates' literals and the
+    /// properties' own tokens (off with `--no-dict`).
     pub dictionary: bool,
     pub seed: u64,
     pub covcheck_dir: PathBuf,

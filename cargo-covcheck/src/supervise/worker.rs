@@ -63,6 +63,7 @@ pub fn tool_request(
         stop_on_failure: true,
         size_steps: settings.size_steps,
         dictionary: None,
+        property_dictionary: false,
     };
     (work, config)
 }

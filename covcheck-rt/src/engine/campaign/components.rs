@@ -1,9 +1,9 @@
 //! The LibAFL components covcheck supplies to a campaign: the mutator that
-//! works on choice sequences, and the feedback that reports the harness's
-//! own novelty check.
+//! works on choice sequences (and counts the dictionary tokens of the
+//! mutations that made new corpus entries), and the feedback that reports
+//! the harness's own novelty check.
 
 use std::cell::{Cell, RefCell};
-use std::path::Path;
 use std::rc::Rc;
 
 use libafl::corpus::{CorpusId, HasCurrentCorpusId, Testcase};
@@ -12,13 +12,14 @@ use libafl::feedbacks::{Feedback, StateInitializer};
 use libafl::mutators::{MutationResult, Mutator};
 use libafl_bolts::Named;
 
+use super::tokens::TokenCounts;
 use crate::engine::cover::Novelty;
 use crate::engine::input::ChoiceInput;
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
 use crate::engine::sancov;
 use crate::property::PropertyFn;
 use crate::source::Limits;
-use covcheck_protocol::worker::{Event, WorkerConfig, emit};
+use covcheck_protocol::worker::WorkerConfig;
 
 /// The LibAFL mutator: learns each corpus entry's shape once, then applies
 /// [`ChoiceMutator`].
@@ -33,28 +34,39 @@ pub(super) struct CovcheckMutator<'a, 'p> {
     /// The campaign's execution count: learning a shape with comparison
     /// tracing runs the property's body once, and every run counts.
     execs: &'a Cell<u64>,
+    /// The corpus entries each dictionary token led to.
+    token_counts: &'a RefCell<TokenCounts>,
+}
+
+/// What the campaign's mutator shares with the fuzz loop.
+pub(super) struct MutatorShared<'a> {
+    /// Inputs longer than this many choices are not mutated further.
+    pub(super) max_choices: &'a Cell<usize>,
+    pub(super) execs: &'a Cell<u64>,
+    pub(super) token_counts: &'a RefCell<TokenCounts>,
 }
 
 impl<'a, 'p> CovcheckMutator<'a, 'p> {
     /// The mutator of the campaign `request` asks for, with its own RNG
-    /// stream and the request's dictionary.
+    /// stream and the campaign's `dictionary` ([`super::tokens::dictionary`]).
     pub(super) fn new(
         property: &'a PropertyFn<'p>,
         limits: Limits,
         request: &WorkerConfig,
-        max_choices: &'a Cell<usize>,
-        execs: &'a Cell<u64>,
+        dictionary: Vec<Vec<u8>>,
+        shared: MutatorShared<'a>,
     ) -> Self {
         let mut inner = ChoiceMutator::new(request.rng_seed ^ 0xc0ffee, request.cmp_mutations);
-        inner.literals = load_dictionary(request.dictionary.as_deref());
+        inner.literals = dictionary;
         CovcheckMutator {
             property,
             limits,
             inner,
             cache: ShapeCache::default(),
             trace: request.cmp_mutations,
-            max_choices,
-            execs,
+            max_choices: shared.max_choices,
+            execs: shared.execs,
+            token_counts: shared.token_counts,
         }
     }
 }
@@ -99,7 +111,14 @@ impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for CovcheckMutator<'_, '_> 
         Ok(MutationResult::Mutated)
     }
 
-    fn post_exec(&mut self, _state: &mut S, _new: Option<CorpusId>) -> Result<(), libafl::Error> {
+    /// Counts the dictionary tokens of a mutation that made a new corpus
+    /// entry.
+    fn post_exec(&mut self, _state: &mut S, new: Option<CorpusId>) -> Result<(), libafl::Error> {
+        if new.is_some() && !self.inner.written.is_empty() {
+            self.token_counts
+                .borrow_mut()
+                .entry_added(&self.inner.written);
+        }
         Ok(())
     }
 }
@@ -143,28 +162,5 @@ impl<EM, I, OT, S> Feedback<EM, I, OT, S> for NewCoverage {
             .borrow_mut()
             .commit(unsafe { std::slice::from_raw_parts_mut(map, len) });
         Ok(())
-    }
-}
-
-/// The dictionary's tokens; a dictionary that cannot be read is reported
-/// and the campaign goes on without it.
-fn load_dictionary(path: Option<&Path>) -> Vec<Vec<u8>> {
-    let Some(path) = path else {
-        return Vec::new();
-    };
-    let parsed = std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| covcheck_protocol::dictionary::parse(&text));
-    match parsed {
-        Ok(tokens) => tokens,
-        Err(error) => {
-            emit(&Event::Warning {
-                message: format!(
-                    "dictionary {}: {error}; the campaign goes on without it",
-                    path.display()
-                ),
-            });
-            Vec::new()
-        }
     }
 }

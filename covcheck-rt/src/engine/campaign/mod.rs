@@ -9,11 +9,12 @@
 //! ([`crate::engine::cover::Novelty`]), which does LibAFL's max-map rule in
 //! one pass that skips zero words.
 //!
-//! A campaign runs in stages: [`run`] sets LibAFL up; the corpus starts from
-//! the corpus cache, the covering seeds and [`fresh`] random inputs
-//! ([`Campaign::seed_corpus`]); the fuzz loop mutates, adds fresh inputs and
-//! grows their size bound when coverage stalls ([`Campaign::fuzz`]); and a
-//! caught failure is shrunk and reported ([`report`]).
+//! A campaign runs in stages: [`run`] reads the dictionary ([`tokens`]) and
+//! sets LibAFL up; the corpus starts from the corpus cache, the covering
+//! seeds and [`fresh`] random inputs ([`Campaign::seed_corpus`]); the fuzz
+//! loop mutates, adds fresh inputs and grows their size bound when coverage
+//! stalls ([`Campaign::fuzz`]); and a caught failure is shrunk and reported
+//! ([`report`]).
 //!
 //! A panic is caught in the harness ([`execution`]: the property runs under
 //! [`crate::property::execute`]), shrunk here and reported; the worker then
@@ -25,8 +26,9 @@ mod corpus;
 mod execution;
 mod fresh;
 mod report;
+mod tokens;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -53,11 +55,12 @@ use crate::engine::{campaign_limits, instrumented_counters, open_inflight, sanco
 use crate::info::PropertyInfo;
 use crate::property::{PropertyFn, take_over_panic_hook};
 use crate::source::Limits;
-use components::{CovcheckMutator, NewCoverage};
+use components::{CovcheckMutator, MutatorShared, NewCoverage};
 use corpus::{persist_new_entries, saved_inputs};
 use covcheck_protocol::worker::{Event, Progress, WorkerConfig, emit};
 use execution::Shared;
 use fresh::{Fresh, STALL_EXECS};
+use tokens::TokenCounts;
 
 /// Fresh random inputs evaluated to start a campaign.
 const INITIAL_INPUTS: u64 = 32;
@@ -78,6 +81,8 @@ pub fn run(
 ) -> Result<(), String> {
     let started = Instant::now();
     let base = Config::resolve(&info.attributes)?;
+    let dictionary = tokens::dictionary(info, request)?;
+    let token_counts = RefCell::new(TokenCounts::new(&dictionary));
     let limits = campaign_limits(base.limits);
     let counters = instrumented_counters(info)?;
     let mut inflight = open_inflight(request)?;
@@ -122,7 +127,17 @@ pub fn run(
     take_over_panic_hook();
 
     let max_choices = Cell::new(limits.max_choices);
-    let mutator = CovcheckMutator::new(property, limits, request, &max_choices, &shared.execs);
+    let mutator = CovcheckMutator::new(
+        property,
+        limits,
+        request,
+        dictionary,
+        MutatorShared {
+            max_choices: &max_choices,
+            execs: &shared.execs,
+            token_counts: &token_counts,
+        },
+    );
     let mut lib = Libafl {
         fuzzer,
         executor,
@@ -140,6 +155,7 @@ pub fn run(
         shared: &shared,
         fresh: Fresh::new(property, limits, base.limits.max_len, request, &max_choices),
         edges,
+        token_counts: &token_counts,
     };
     campaign.seed_corpus(&mut lib, initial)?;
     campaign.fuzz(&mut lib)?;
@@ -220,6 +236,7 @@ struct Campaign<'a, 'p> {
     shared: &'a Shared,
     fresh: Fresh<'a, 'p>,
     edges: Rc<Cell<usize>>,
+    token_counts: &'a RefCell<TokenCounts>,
 }
 
 impl Campaign<'_, '_> {
@@ -371,6 +388,7 @@ impl Campaign<'_, '_> {
             corpus,
             edges: self.edges.get(),
             elapsed_ms: self.started.elapsed().as_millis() as u64,
+            tokens: self.token_counts.borrow().top(),
         }
     }
 }

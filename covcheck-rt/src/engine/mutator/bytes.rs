@@ -99,16 +99,26 @@ impl ChoiceMutator {
     /// Inserts a dictionary token into a string or byte vector, or writes it
     /// over the elements there: a byte string the code compared against, or
     /// one of the literals of the crates under test.
+    /// A dictionary token written is noted in [`ChoiceMutator::written`].
     pub(super) fn write_token(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
-        let source = match (self.tokens.is_empty(), self.literals.is_empty()) {
+        let from_literals = match (self.tokens.is_empty(), self.literals.is_empty()) {
             (true, true) => return false,
-            (false, true) => &self.tokens,
-            (true, false) => &self.literals,
-            (false, false) if self.rng.percent(50) => &self.tokens,
-            (false, false) => &self.literals,
+            (false, true) => false,
+            (true, false) => true,
+            (false, false) => !self.rng.percent(50),
         };
-        let token = source[self.rng.index(source.len())].clone();
-        self.write_at_random(shape, indices, &token)
+        let source = if from_literals {
+            &self.literals
+        } else {
+            &self.tokens
+        };
+        let at = self.rng.index(source.len());
+        let token = source[at].clone();
+        let written = self.write_at_random(shape, indices, &token);
+        if written && from_literals && !self.written.contains(&at) {
+            self.written.push(at);
+        }
+        written
     }
 
     /// Writes or inserts text a parser of numbers or words reacts to: ASCII

@@ -16,7 +16,7 @@
 //! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
 //! | splice | replaces a span by a span of the same type from another corpus entry |
 //! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
-//! | tokens | inserts or writes a dictionary token into a string or byte vector: byte strings the code compared against, and the string and number literals of the crates under test |
+//! | tokens | inserts or writes a dictionary token into a string or byte vector: byte strings the code compared against, the property's own tokens (`dict`, `dict_file`), and the string and number literals of the crates under test |
 //! | text | writes or inserts ASCII digits, a number at a width boundary, or printable ASCII |
 //! | UTF-8 width | makes a `char` one of a different UTF-8 length (1 to 4 bytes) |
 //! | copy within | copies part of a string or byte vector elsewhere in it |
@@ -49,9 +49,13 @@ pub struct ChoiceMutator {
     pub cmp_mutations: bool,
     /// Byte strings seen in comparisons of any corpus entry.
     pub tokens: Vec<Vec<u8>>,
-    /// The string and number literals of the crates under test, and the
-    /// user's tokens: the dictionary given before the campaign.
+    /// The dictionary given before the campaign: the property's own tokens,
+    /// then the string and number literals of the crates under test.
     pub literals: Vec<Vec<u8>>,
+    /// The positions in `literals` of the tokens the last
+    /// [`ChoiceMutator::mutate`] wrote, so that the campaign can count which
+    /// tokens lead to new coverage.
+    pub written: Vec<usize>,
     /// How often each enum variant, by (span label, variant index), occurs
     /// in the corpus entries that found new coverage.
     variant_uses: HashMap<(u64, u64), u32>,
@@ -107,6 +111,7 @@ impl ChoiceMutator {
             cmp_mutations,
             tokens: Vec::new(),
             literals: Vec::new(),
+            written: Vec::new(),
             variant_uses: HashMap::new(),
         }
     }
@@ -135,6 +140,7 @@ impl ChoiceMutator {
         indices: &mut Vec<u64>,
         donor: Option<(&Shape, &[u64])>,
     ) -> bool {
+        self.written.clear();
         indices.resize(shape.choices.len().max(indices.len()), 0);
         let original = indices.clone();
         let stack = 1 + self.rng.at_most(3) as usize;
