@@ -55,7 +55,7 @@ impl Options {
 }
 
 /// `cargo covcheck`, built, and where it runs the examples.
-struct Examples {
+pub struct Examples {
     covcheck: PathBuf,
     root: PathBuf,
     target_dir: PathBuf,
@@ -63,17 +63,7 @@ struct Examples {
 
 pub fn main(args: &[String]) -> Result<(), String> {
     let options = Options::parse(args)?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf();
-    let covcheck = measure::build_cargo_covcheck(&root)?;
-    let target_dir = measure::target_dir_of(&covcheck).join("examples");
-    let examples = Examples {
-        covcheck,
-        root,
-        target_dir,
-    };
+    let examples = Examples::build()?;
 
     println!("| example | found | median execs to bug | median ms to bug | median exec/s |");
     println!("|---|---|---|---|---|");
@@ -88,6 +78,22 @@ pub fn main(args: &[String]) -> Result<(), String> {
 }
 
 impl Examples {
+    /// Builds `cargo covcheck`; the examples' builds go to `examples/` in
+    /// the workspace's target directory.
+    pub fn build() -> Result<Examples, String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("workspace root")
+            .to_path_buf();
+        let covcheck = measure::build_cargo_covcheck(&root)?;
+        let target_dir = measure::target_dir_of(&covcheck).join("examples");
+        Ok(Examples {
+            covcheck,
+            root,
+            target_dir,
+        })
+    }
+
     /// The table row of one example: its campaigns over every seed.
     fn row(&self, example: &str, options: &Options) -> Result<String, String> {
         let mut execs = Vec::new();
@@ -148,8 +154,8 @@ impl Examples {
     }
 
     /// One measuring campaign on `example` with RNG seed `seed`, under
-    /// `budget` (`--runs N` or `--time D`).
-    fn campaign(&self, example: &str, seed: u64, budget: &[&str]) -> Result<Run, String> {
+    /// `budget` (`--runs N` or `--time D`) and any other flags.
+    pub fn campaign(&self, example: &str, seed: u64, budget: &[&str]) -> Result<Run, String> {
         let manifest = self.root.join("examples").join(example).join("Cargo.toml");
         let output = measure::measuring_command(&self.covcheck, &manifest, &self.target_dir, seed)
             .args(budget)

@@ -2,6 +2,7 @@
 
 mod bench;
 mod campaigns;
+mod dict;
 mod measure;
 mod stats;
 
@@ -15,6 +16,9 @@ chores:
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
+  dict       what a property's dictionary is worth: examples/hashed_keyword (a keyword no
+             comparison reveals) with its `dict` and with --no-dict, same budget
+             [--seeds N (5)] [--runs N (1000000)]
   bench      covcheck (plain and campaign), proptest, quickcheck and libFuzzer on the
              bugs of bench/suite: a Markdown table per target, raw results in CSV
              [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE]
@@ -38,13 +42,10 @@ fn main() -> ExitCode {
                 }
             }
         }
-        "campaigns" => match campaigns::main(&std::env::args().skip(2).collect::<Vec<_>>()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
-                eprintln!("xtask: {message}");
-                ExitCode::FAILURE
-            }
-        },
+        "campaigns" => report(campaigns::main(
+            &std::env::args().skip(2).collect::<Vec<_>>(),
+        )),
+        "dict" => report(dict::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -52,6 +53,17 @@ fn main() -> ExitCode {
         other => {
             eprintln!("xtask: unknown chore `{other}`\n\n{USAGE}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// The exit status of a chore, its error printed.
+fn report(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
         }
     }
 }
