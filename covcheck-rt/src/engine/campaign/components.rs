@@ -12,7 +12,7 @@ use libafl::feedbacks::{Feedback, StateInitializer};
 use libafl::mutators::{MutationResult, Mutator};
 use libafl_bolts::Named;
 
-use super::tokens::TokenCounts;
+use super::tokens::{Dictionary, TokenCounts};
 use crate::engine::cover::Novelty;
 use crate::engine::input::ChoiceInput;
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
@@ -53,11 +53,12 @@ impl<'a, 'p> CovcheckMutator<'a, 'p> {
         property: &'a PropertyFn<'p>,
         limits: Limits,
         request: &WorkerConfig,
-        dictionary: Vec<Vec<u8>>,
+        dictionary: Dictionary,
         shared: MutatorShared<'a>,
     ) -> Self {
         let mut inner = ChoiceMutator::new(request.rng_seed ^ 0xc0ffee, request.cmp_mutations);
-        inner.literals = dictionary;
+        inner.literals = dictionary.tokens;
+        inner.own_tokens = dictionary.own;
         CovcheckMutator {
             property,
             limits,

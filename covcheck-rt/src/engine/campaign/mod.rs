@@ -82,7 +82,7 @@ pub fn run(
     let started = Instant::now();
     let base = Config::resolve(&info.attributes)?;
     let dictionary = tokens::dictionary(info, request)?;
-    let token_counts = RefCell::new(TokenCounts::new(&dictionary));
+    let token_counts = RefCell::new(TokenCounts::new(&dictionary.tokens));
     let limits = campaign_limits(base.limits);
     let counters = instrumented_counters(info)?;
     let mut inflight = open_inflight(request)?;

@@ -13,13 +13,21 @@ use std::path::Path;
 use crate::info::PropertyInfo;
 use covcheck_protocol::worker::{Event, TokenUse, WorkerConfig, emit, top_tokens};
 
+/// A campaign's dictionary.
+pub(super) struct Dictionary {
+    /// The property's tokens, then the literal dictionary's.
+    pub(super) tokens: Vec<Vec<u8>>,
+    /// How many of `tokens` are the property's.
+    pub(super) own: usize,
+}
+
 /// The dictionary of the campaign `request` asks for. A bad `dict_file` is
 /// an error (the campaign does not run); a literal dictionary that cannot be
 /// read is reported, and the campaign goes on without it.
 pub(super) fn dictionary(
     info: &PropertyInfo,
     request: &WorkerConfig,
-) -> Result<Vec<Vec<u8>>, String> {
+) -> Result<Dictionary, String> {
     let mut tokens = if request.property_dictionary {
         crate::dictionary::property_tokens(info)?
     } else {
@@ -28,7 +36,10 @@ pub(super) fn dictionary(
     let own: HashSet<Vec<u8>> = tokens.iter().cloned().collect();
     let literals = literal_dictionary(request.dictionary.as_deref());
     tokens.extend(literals.into_iter().filter(|t| !own.contains(t)));
-    Ok(tokens)
+    Ok(Dictionary {
+        tokens,
+        own: own.len(),
+    })
 }
 
 /// The literal dictionary's tokens; one that cannot be read is reported and

@@ -99,7 +99,8 @@ impl ChoiceMutator {
     /// Inserts a dictionary token into a string or byte vector, or writes it
     /// over the elements there: a byte string the code compared against, or
     /// one of the literals of the crates under test.
-    /// A dictionary token written is noted in [`ChoiceMutator::written`].
+    /// Half the dictionary tokens come from the property's own, when it has
+    /// some; a dictionary token written is noted in [`ChoiceMutator::written`].
     pub(super) fn write_token(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
         let from_literals = match (self.tokens.is_empty(), self.literals.is_empty()) {
             (true, true) => return false,
@@ -112,7 +113,12 @@ impl ChoiceMutator {
         } else {
             &self.tokens
         };
-        let at = self.rng.index(source.len());
+        let own = if from_literals { self.own_tokens } else { 0 };
+        let at = if 0 < own && own < source.len() && self.rng.percent(50) {
+            self.rng.index(own)
+        } else {
+            self.rng.index(source.len())
+        };
         let token = source[at].clone();
         let written = self.write_at_random(shape, indices, &token);
         if written && from_literals && !self.written.contains(&at) {

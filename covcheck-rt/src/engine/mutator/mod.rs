@@ -52,6 +52,10 @@ pub struct ChoiceMutator {
     /// The dictionary given before the campaign: the property's own tokens,
     /// then the string and number literals of the crates under test.
     pub literals: Vec<Vec<u8>>,
+    /// How many of `literals`, at their start, are the property's own: a
+    /// token of the dictionary is one of them half the time, so that a few
+    /// keywords are not drowned among a crate's hundreds of literals.
+    pub own_tokens: usize,
     /// The positions in `literals` of the tokens the last
     /// [`ChoiceMutator::mutate`] wrote, so that the campaign can count which
     /// tokens lead to new coverage.
@@ -111,6 +115,7 @@ impl ChoiceMutator {
             cmp_mutations,
             tokens: Vec::new(),
             literals: Vec::new(),
+            own_tokens: 0,
             written: Vec::new(),
             variant_uses: HashMap::new(),
         }

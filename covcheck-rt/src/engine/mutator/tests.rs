@@ -204,6 +204,56 @@ fn literals_of_the_crate_are_tokens_too() {
 }
 
 #[test]
+fn a_property_s_own_tokens_are_half_of_the_dictionary_s() {
+    let indices = byte_choices(b"xy");
+    let shape = shape_of::<Vec<u8>>(&indices);
+    let values: Vec<Vec<u8>> = mutants(&indices, 200, |m, i| {
+        m.literals.push(b"FROBNITZ".to_vec());
+        m.literals
+            .extend((0..100).map(|n| format!("literal{n}").into_bytes()));
+        m.own_tokens = 1;
+        m.write_token(&shape, i)
+    });
+    let own = values
+        .iter()
+        .filter(|v| v.windows(8).any(|w| w == b"FROBNITZ"))
+        .count();
+    assert!(
+        (70..=130).contains(&own),
+        "{own} of {} wrote the own token",
+        values.len()
+    );
+}
+
+#[test]
+fn written_dictionary_tokens_are_noted_for_the_coverage_they_lead_to() {
+    let indices = byte_choices(b"xy");
+    let shape = shape_of::<Vec<u8>>(&indices);
+    let mut mutator = ChoiceMutator::new(3, true);
+    mutator.literals = vec![b"GET ".to_vec(), b"POST".to_vec()];
+    mutator.tokens = vec![b"seen".to_vec()];
+    for _ in 0..100 {
+        let mut copy = indices.clone();
+        mutator.written.clear();
+        let wrote = mutator.write_token(&shape, &mut copy);
+        let value: Vec<u8> = value_of(&copy);
+        let literal = [b"GET ", b"POST"]
+            .iter()
+            .position(|t| value.windows(4).any(|w| w == *t));
+        // A byte string from a comparison is no dictionary token.
+        assert_eq!(mutator.written, literal.into_iter().collect::<Vec<_>>());
+        assert!(wrote);
+    }
+    let mut copy = indices.clone();
+    mutator.written = vec![1];
+    mutator.mutate(&shape, &mut copy, None);
+    assert!(
+        mutator.written.iter().all(|&at| at < 2),
+        "each mutation starts afresh"
+    );
+}
+
+#[test]
 fn digits_and_printable_text_are_written_into_strings() {
     let indices = string_choices("abcd");
     let shape = shape_of::<String>(&indices);
