@@ -7,6 +7,7 @@
 
 use covcheck_e2e::{Fixture, finding_for, finished};
 use covcheck_protocol::messages::Message;
+use covcheck_protocol::worker::TokenUse;
 
 const HASHED: &str = r#"
     const SECRET: &str = "plugh-xyzzy";
@@ -59,9 +60,33 @@ const HASHED_REQUEST: &str = r#"
             }
         }
     }
+
+    // Passes: the method word only opens a branch, new coverage.
+    #[covcheck(dict = ["GET "])]
+    fn reads_the_method(request: Vec<u8>) {
+        if request.len() >= 4 && fnv1a(&request[..4]) == METHOD {
+            std::hint::black_box(request.len());
+        }
+    }
 "#;
 
 const PROPERTY: &str = "dictionary_own::tests::never_runs_the_command";
+const PASSING: &str = "dictionary_own::tests::reads_the_method";
+
+/// The tokens `property`'s finished message names.
+fn finished_tokens<'a>(events: &'a [Message], property: &str) -> &'a [TokenUse] {
+    events
+        .iter()
+        .find_map(|event| match event {
+            Message::Finished {
+                property: p,
+                tokens,
+                ..
+            } if p == property => Some(tokens.as_slice()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{property} finished: {events:#?}"))
+}
 
 #[test]
 fn a_property_s_own_tokens_find_what_no_comparison_reveals_and_no_dict_turns_them_off() {
@@ -89,14 +114,11 @@ fn a_property_s_own_tokens_find_what_no_comparison_reveals_and_no_dict_turns_the
         finding.finding.message.contains("ran the command"),
         "{text}"
     );
-    // The method word opened the branch: a corpus entry its mutation wrote.
-    let tokens = events.iter().find_map(|event| match event {
-        Message::Finished { tokens, .. } => Some(tokens),
-        _ => None,
-    });
+    // The method word opened the branch: corpus entries its mutations wrote.
+    let tokens = finished_tokens(&events, PASSING);
     assert!(
-        tokens.is_some_and(|t| t.iter().any(|u| u.token == "GET " && u.entries > 0)),
-        "{text}"
+        tokens.iter().any(|u| u.token == "GET " && u.entries > 0),
+        "{tokens:?}"
     );
     // The property's tokens are its own, not in the package's dictionary.
     let dictionary = covcheck_e2e::target_dir().join("covcheck/dictionary/dictionary_own.dict");
@@ -109,6 +131,7 @@ fn a_property_s_own_tokens_find_what_no_comparison_reveals_and_no_dict_turns_the
     let events = covcheck_e2e::events(&output.stdout);
     let (execs, findings) = finished(&events, PROPERTY).expect("the campaign finished");
     assert!(execs >= 200_000 && findings == 0, "{text}");
+    assert!(finished_tokens(&events, PASSING).is_empty(), "{text}");
 }
 
 const BROKEN_DICTIONARIES: &str = r#"
