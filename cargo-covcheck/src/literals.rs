@@ -9,7 +9,8 @@
 //! them too, but only once an input gets as far as the comparison, and not
 //! for `match` arms compiled into jump tables or byte-by-byte checks;
 //! reading the source gives them before the first execution. The source is
-//! tokenised (not parsed), so literals inside macro calls count too.
+//! tokenised (not parsed), so literals inside macro calls count too; doc
+//! comments are prose, and a property's own `dict` is its own.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -138,13 +139,16 @@ pub fn literals_of_source(text: &str) -> Vec<Vec<u8>> {
 }
 
 fn collect(stream: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>) {
+    // Whether the last tokens were `#` or `#!`: a bracketed group is then
+    // an attribute.
     let mut after_hash = false;
     for tree in stream {
         match &tree {
             TokenTree::Group(group) if after_hash && group.delimiter() == Delimiter::Bracket => {
-                match covcheck_attribute_args(group) {
-                    Some(args) => collect_attribute_args(args, out),
-                    None => collect(group.stream(), out),
+                match attribute(group) {
+                    Attribute::Doc => {}
+                    Attribute::Covcheck(args) => collect_attribute_args(args, out),
+                    Attribute::Other => collect(group.stream(), out),
                 }
             }
             TokenTree::Group(group) => collect(group.stream(), out),
@@ -155,25 +159,44 @@ fn collect(stream: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>) {
             }
             _ => {}
         }
-        after_hash = matches!(&tree, TokenTree::Punct(p) if p.as_char() == '#');
+        after_hash = match &tree {
+            TokenTree::Punct(p) if p.as_char() == '#' => true,
+            TokenTree::Punct(p) if p.as_char() == '!' => after_hash,
+            _ => false,
+        };
     }
 }
 
-/// The arguments of `#[covcheck(...)]` (or `#[covcheck_rt::covcheck(...)]`),
-/// given the bracketed group after a `#`.
-fn covcheck_attribute_args(attribute: &Group) -> Option<proc_macro2::TokenStream> {
+/// What an attribute is, as far as the dictionary cares.
+enum Attribute {
+    /// A doc comment (`///`, `//!`, `#[doc = "..."]`): prose, not tokens.
+    Doc,
+    /// `#[covcheck(...)]` (or `#[covcheck_rt::covcheck(...)]`), with its
+    /// arguments.
+    Covcheck(proc_macro2::TokenStream),
+    Other,
+}
+
+/// The kind of the attribute whose bracketed group follows a `#`.
+fn attribute(group: &Group) -> Attribute {
     let mut last_ident = None;
-    for tree in attribute.stream() {
+    for tree in group.stream() {
         match tree {
             TokenTree::Ident(ident) => last_ident = Some(ident.to_string()),
             TokenTree::Punct(p) if p.as_char() == ':' => {}
-            TokenTree::Group(args) if args.delimiter() == Delimiter::Parenthesis => {
-                return (last_ident.as_deref() == Some("covcheck")).then(|| args.stream());
+            TokenTree::Punct(p) if p.as_char() == '=' && last_ident.as_deref() == Some("doc") => {
+                return Attribute::Doc;
             }
-            _ => return None,
+            TokenTree::Group(args)
+                if args.delimiter() == Delimiter::Parenthesis
+                    && last_ident.as_deref() == Some("covcheck") =>
+            {
+                return Attribute::Covcheck(args.stream());
+            }
+            _ => return Attribute::Other,
         }
     }
-    None
+    Attribute::Other
 }
 
 /// The literals of a `#[covcheck(...)]` attribute's arguments, but those of
@@ -254,11 +277,22 @@ mod tests {
             fn p(s: String) { assert_ne!(s, "plugh"); }
             #[covcheck_rt::covcheck(dict = ["XYZZY"])]
             fn q(s: String) {}
-            #[doc = "docs"]
             #[cfg_attr(test, covcheck(dict = ["kept"]))]
             fn r() {}
         "#;
-        assert_eq!(strings(source), ["1000", "plugh", "docs", "kept"]);
+        assert_eq!(strings(source), ["1000", "plugh", "kept"]);
+    }
+
+    #[test]
+    fn doc_comments_are_prose_not_tokens() {
+        let source = r#"
+            //! The crate.
+            /// FNV-1a, 64-bit.
+            #[doc = "more docs"]
+            #[deprecated = "old api"]
+            fn fnv1a() -> &'static str { "FNV" }
+        "#;
+        assert_eq!(strings(source), ["old api", "FNV"]);
     }
 
     #[test]
