@@ -98,6 +98,9 @@ fn a_property_s_own_tokens_find_what_no_comparison_reveals_and_no_dict_turns_the
             "--seed",
             "1",
             "--no-save",
+            // From scratch: the corpus cache of an earlier run holds the
+            // entries the tokens made.
+            "--no-resume",
             "--message-format",
             "json",
         ];
