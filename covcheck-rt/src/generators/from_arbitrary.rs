@@ -1,0 +1,203 @@
+//! [`arbitrary()`]: values of any type that implements
+//! [`arbitrary::Arbitrary`], the input type of a cargo-fuzz target.
+//!
+//! `Arbitrary` builds a value from a byte string through
+//! [`arbitrary::Unstructured`]. Here that byte string is drawn from the
+//! choice sequence like a `Vec<u8>` (up to the size bound, `size`), and the
+//! value is `T::arbitrary_take_rest` of it. So the value is a function of the
+//! choices: the campaign mutates its bytes (input-to-state finds a compared
+//! integer's little-endian bytes there, which is how `Arbitrary` reads
+//! integers), the shrinker deletes and lowers them, and a seed replays it.
+//! Bytes the value does not need are left over and shrunk away; a value that
+//! needs more than there are reads zeros, as `Unstructured` does.
+
+use std::fmt::Debug;
+use std::marker::PhantomData;
+
+use ::arbitrary::{Arbitrary, Unstructured};
+
+use super::byte_string;
+use crate::generate::Generator;
+use crate::source::Source;
+
+/// Generates any `T` with its [`arbitrary::Arbitrary`] implementation,
+/// which makes a cargo-fuzz target's input type usable in a property
+/// unchanged. Needs covcheck-rt's feature `arbitrary`.
+///
+/// ```
+/// use covcheck_rt::covcheck;
+/// use covcheck_rt::generators;
+///
+/// // Any `Arbitrary` type: most often one with `#[derive(arbitrary::Arbitrary)]`.
+/// #[covcheck]
+/// fn packets_parse(#[generate(generators::arbitrary())] packet: (u16, Vec<u8>)) {
+///     let (port, body) = packet;
+///     let _ = (port, body.len());
+/// }
+/// # fn main() {}
+/// ```
+///
+/// The value is `T::arbitrary_take_rest` of a byte string drawn from the
+/// choice sequence like a `Vec<u8>` (at most `size` bytes, so raise `size`
+/// for types that need long inputs). It shrinks towards what `Arbitrary`
+/// makes of fewer and smaller bytes: all-zero bytes, or none, give `0`,
+/// `false`, empty collections and the first enum variant. When
+/// `Arbitrary` refuses the bytes (`IncorrectFormat`, or any other error),
+/// the case is rejected, like [`crate::assume`].
+pub fn arbitrary<T>() -> FromArbitrary<T>
+where
+    T: for<'a> Arbitrary<'a> + Debug,
+{
+    FromArbitrary(PhantomData)
+}
+
+/// See [`arbitrary()`].
+pub struct FromArbitrary<T>(PhantomData<fn() -> T>);
+
+impl<T> Generator for FromArbitrary<T>
+where
+    T: for<'a> Arbitrary<'a>,
+{
+    type Value = T;
+
+    fn generate(&self, src: &mut Source) -> T {
+        let bytes = byte_string(src, usize::MAX, None);
+        T::arbitrary_take_rest(Unstructured::new(&bytes)).unwrap_or_else(|error| {
+            crate::property::reject(&format!(
+                "`<{} as arbitrary::Arbitrary>::arbitrary_take_rest` refused its bytes: {error}",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::property::{Status, execute};
+    use crate::source::Limits;
+
+    // Written out rather than derived: covcheck-rt does not build
+    // arbitrary's derive. They read what the derive would.
+    #[derive(Debug, PartialEq)]
+    enum Kind {
+        Read,
+        Write,
+    }
+
+    impl<'a> Arbitrary<'a> for Kind {
+        fn arbitrary(u: &mut Unstructured<'a>) -> ::arbitrary::Result<Self> {
+            Ok(if u.arbitrary()? {
+                Kind::Write
+            } else {
+                Kind::Read
+            })
+        }
+    }
+
+    #[derive(Debug, PartialEq)]
+    struct Command {
+        kind: Kind,
+        len: u16,
+        payload: Vec<u8>,
+    }
+
+    impl<'a> Arbitrary<'a> for Command {
+        fn arbitrary(u: &mut Unstructured<'a>) -> ::arbitrary::Result<Self> {
+            Ok(Command {
+                kind: u.arbitrary()?,
+                len: u.arbitrary()?,
+                payload: u.arbitrary()?,
+            })
+        }
+
+        fn arbitrary_take_rest(mut u: Unstructured<'a>) -> ::arbitrary::Result<Self> {
+            Ok(Command {
+                kind: u.arbitrary()?,
+                len: u.arbitrary()?,
+                payload: Vec::arbitrary_take_rest(u)?,
+            })
+        }
+    }
+
+    fn replay(generator: &FromArbitrary<Command>, indices: Vec<u64>) -> Command {
+        generator.generate(&mut Source::replay(indices, Limits::default()))
+    }
+
+    #[test]
+    fn no_choices_give_the_simplest_value() {
+        let simplest = Command {
+            kind: Kind::Read,
+            len: 0,
+            payload: vec![],
+        };
+        assert_eq!(replay(&arbitrary(), vec![]), simplest);
+    }
+
+    #[test]
+    fn bytes_are_read_as_arbitrary_reads_them() {
+        // Each byte is a "more" flag (1) and the byte: an odd byte is
+        // `true`, `len` is little-endian, and the last field takes the rest,
+        // each element after an odd byte that says one more follows.
+        let bytes = [1u64, 0x34, 0x12, 1, 7, 3, 8, 0];
+        let indices = bytes.iter().flat_map(|&b| [1, b]).collect();
+        let command = replay(&arbitrary(), indices);
+        assert_eq!(
+            command,
+            Command {
+                kind: Kind::Write,
+                len: 0x1234,
+                payload: vec![7, 8],
+            }
+        );
+    }
+
+    #[test]
+    fn a_random_case_replays_to_the_same_value() {
+        let generator = arbitrary::<Command>();
+        for seed in 0..50 {
+            let mut src = Source::random(seed, Limits::default());
+            let value = generator.generate(&mut src);
+            let indices = src.choices().iter().map(|c| c.index).collect();
+            assert_eq!(replay(&generator, indices), value, "seed {seed}");
+        }
+    }
+
+    #[derive(Debug)]
+    struct Even;
+
+    impl<'a> Arbitrary<'a> for Even {
+        fn arbitrary(u: &mut Unstructured<'a>) -> ::arbitrary::Result<Self> {
+            let n = u8::arbitrary(u)?;
+            if n % 2 == 0 {
+                Ok(Even)
+            } else {
+                Err(::arbitrary::Error::IncorrectFormat)
+            }
+        }
+    }
+
+    #[test]
+    fn a_refused_input_rejects_the_case() {
+        let generator = arbitrary::<Even>();
+        let property = |src: &mut Source| {
+            generator.generate(src);
+            Ok(())
+        };
+        let case = execute(
+            &property,
+            Source::replay(vec![1, 3], Limits::default()),
+            false,
+        );
+        let Status::Rejected(reason) = case.status else {
+            panic!("{:?}", case.status);
+        };
+        assert!(reason.contains("refused its bytes"), "{reason}");
+        let case = execute(
+            &property,
+            Source::replay(vec![1, 4], Limits::default()),
+            false,
+        );
+        assert_eq!(case.status, Status::Passed);
+    }
+}
