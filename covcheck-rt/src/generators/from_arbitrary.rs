@@ -18,6 +18,7 @@ use ::arbitrary::{Arbitrary, Unstructured};
 
 use super::byte_string;
 use crate::generate::Generator;
+use crate::heuristics;
 use crate::source::Source;
 
 /// Generates any `T` with its [`arbitrary::Arbitrary`] implementation,
@@ -38,21 +39,29 @@ use crate::source::Source;
 /// ```
 ///
 /// The value is `T::arbitrary_take_rest` of a byte string drawn from the
-/// choice sequence like a `Vec<u8>` (at most `size` bytes, so raise `size`
-/// for types that need long inputs). It shrinks towards what `Arbitrary`
-/// makes of fewer and smaller bytes: all-zero bytes, or none, give `0`,
-/// `false`, empty collections and the first enum variant. When
-/// `Arbitrary` refuses the bytes (`IncorrectFormat`, or any other error),
-/// the case is rejected, like [`crate::assume`].
+/// choice sequence like a `Vec<u8>`: at most as many bytes as
+/// `T::size_hint` says `T` reads, or, when it gives no upper bound, at most
+/// `size` (raise it for types that need long inputs). It shrinks towards
+/// what `Arbitrary` makes of fewer and smaller bytes: all-zero bytes, or
+/// none, give `0`, `false`, empty collections and the first enum variant.
+/// When `Arbitrary` refuses the bytes (`IncorrectFormat`, or any other
+/// error), the case is rejected, like [`crate::assume`].
 pub fn arbitrary<T>() -> FromArbitrary<T>
 where
     T: for<'a> Arbitrary<'a> + Debug,
 {
-    FromArbitrary(PhantomData)
+    FromArbitrary {
+        size_hint: T::size_hint(0),
+        value: PhantomData,
+    }
 }
 
 /// See [`arbitrary()`].
-pub struct FromArbitrary<T>(PhantomData<fn() -> T>);
+pub struct FromArbitrary<T> {
+    /// How many bytes `T` says it reads: at least `.0`, at most `.1`.
+    size_hint: (usize, Option<usize>),
+    value: PhantomData<fn() -> T>,
+}
 
 impl<T> Generator for FromArbitrary<T>
 where
@@ -61,7 +70,22 @@ where
     type Value = T;
 
     fn generate(&self, src: &mut Source) -> T {
-        let bytes = byte_string(src, usize::MAX, None);
+        // A type that reads a bounded number of bytes may have them all,
+        // whatever the size bound, and a random case gets a length within
+        // its bounds (the heuristic lengths, clamped). Bytes read past the
+        // end are zeros that no mutation can target (input-to-state finds a
+        // compared value only among the drawn bytes), and a campaign that
+        // starts with a small size bound would otherwise keep only short
+        // inputs of such a type: a longer input down the same path adds no
+        // coverage.
+        let (max, planned) = match self.size_hint {
+            (min, Some(max)) => {
+                let max = max.max(min);
+                (max, src.plan(|rng| heuristics::length(rng, min, max)))
+            }
+            (_, None) => (usize::MAX, None),
+        };
+        let bytes = byte_string(src, max, planned);
         T::arbitrary_take_rest(Unstructured::new(&bytes)).unwrap_or_else(|error| {
             crate::property::reject(&format!(
                 "`<{} as arbitrary::Arbitrary>::arbitrary_take_rest` refused its bytes: {error}",
@@ -161,6 +185,21 @@ mod tests {
             let indices = src.choices().iter().map(|c| c.index).collect();
             assert_eq!(replay(&generator, indices), value, "seed {seed}");
         }
+    }
+
+    #[test]
+    fn a_bounded_type_gets_all_its_bytes_whatever_the_size_bound() {
+        let tiny = Limits {
+            max_len: 2,
+            ..Limits::default()
+        };
+        let generator = arbitrary::<[u8; 8]>();
+        let values: Vec<[u8; 8]> = (0..50)
+            .map(|seed| generator.generate(&mut Source::random(seed, tiny)))
+            .collect();
+        // (The last element is `u8::arbitrary_take_rest` of what the array's
+        // `arbitrary` left, nothing: arbitrary 1.5 reads arrays so.)
+        assert!(values.iter().any(|v| v[6] != 0), "{values:?}");
     }
 
     #[derive(Debug)]

@@ -128,13 +128,20 @@ impl<S: Strategy> Generator for FromStrategy<S> {
 /// word 1 over and over (see the module docs).
 fn stream(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes.resize(bytes.len().next_multiple_of(4), 0);
-    let words = TAIL_BYTES / 4;
-    bytes.reserve(TAIL_BYTES);
-    for _ in 0..words {
-        bytes.extend_from_slice(&1u32.to_le_bytes());
-    }
+    bytes.extend_from_slice(&TAIL);
     bytes
 }
+
+/// The word 1, little-endian, over and over: built once, copied per case.
+static TAIL: [u8; TAIL_BYTES] = {
+    let mut tail = [0; TAIL_BYTES];
+    let mut i = 0;
+    while i < TAIL_BYTES {
+        tail[i] = 1;
+        i += 4;
+    }
+    tail
+};
 
 #[cfg(test)]
 mod tests {
