@@ -16,10 +16,9 @@ use std::marker::PhantomData;
 
 use ::arbitrary::{Arbitrary, Unstructured};
 
-use super::byte_string;
 use crate::generate::Generator;
 use crate::heuristics;
-use crate::source::Source;
+use crate::source::{Source, label_of};
 
 /// Generates any `T` with its [`arbitrary::Arbitrary`] implementation,
 /// which makes a cargo-fuzz target's input type usable in a property
@@ -93,6 +92,20 @@ where
             ))
         })
     }
+}
+
+/// A byte string drawn exactly as a `Vec<u8>` is: a "more" flag, then an
+/// 8-bit integer, per byte. The campaign mutator treats such a run as a byte
+/// vector (input-to-state writes compared integers into it, little- or
+/// big-endian; dictionary tokens land in it), and the shrinker deletes bytes
+/// and lowers each towards 0. `max` is honoured as given (`usize::MAX`: the
+/// size bound); `planned` fixes the length of a random case.
+fn byte_string(src: &mut Source, max: usize, planned: Option<usize>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    src.collection(0, max, planned, label_of::<u8>(), |src, _| {
+        bytes.push(src.draw_int(0, u8::MAX));
+    });
+    bytes
 }
 
 #[cfg(test)]

@@ -2,38 +2,42 @@
 //!
 //! A strategy makes its value from the random numbers of a proptest
 //! [`TestRng`]. Here that RNG is proptest's `PassThrough` one, whose
-//! "random" stream is a byte string given in advance (random words are read
-//! from it little-endian), and the byte string is drawn from the choice
-//! sequence like a `Vec<u8>`. So the value is a function of the choices, and
-//! covcheck's mutator, shrinker and seeds work on it; proptest's own
-//! shrinking (the value tree) is not used.
+//! "random" stream is a byte string given in advance, and the byte string is
+//! a sequence of 32-bit words drawn from the choice sequence, each an
+//! integer choice of its own, written out little-endian. So the value is a
+//! function of the choices, and covcheck's mutator, shrinker and seeds work
+//! on it; proptest's own shrinking (the value tree) is not used.
 //!
-//! Past the drawn bytes the stream goes on with the 32-bit word 1, not with
-//! zeros as a `PassThrough` RNG does once its bytes run out: rand's uniform
-//! sampling rejects a zero word for any range whose size is not a power of
-//! two and draws again, so on an endless run of zeros `0..10u8` would never
-//! return. The word 1 is never rejected and gives the low end of every range.
+//! Words rather than bytes, because the RNG is read a word at a time
+//! (`next_u32`, or two words for `next_u64`): deleting a word keeps every
+//! later read aligned, so the shrinker can drop one random number without
+//! garbling all that follow; lowering a word lowers the number it is; and
+//! input-to-state finds a compared value in the word it came from.
 //!
-//! In a random case the byte string is as long as the strategy needed on a
-//! run of proptest's own (ChaCha) RNG, and its bytes are picked with
-//! covcheck's value heuristics.
+//! Past the drawn words the stream goes on with the word 1, not with zeros as
+//! a `PassThrough` RNG does once its bytes run out: rand's uniform sampling
+//! rejects a zero word for any range whose size is not a power of two and
+//! draws again, so on an endless run of zeros `0..10u8` would never return.
+//! The word 1 is never rejected and gives the low end of every range.
+//!
+//! In a random case there are as many words as the strategy read on a run of
+//! proptest's own (ChaCha) RNG, each picked with covcheck's value
+//! heuristics.
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-use super::byte_string;
 use crate::generate::Generator;
 use crate::rng::Rng;
-use crate::source::Source;
+use crate::source::{Source, label_of};
 
-/// The longest byte string a strategy gets (two choices a byte). A
-/// strategy that reads more gets zeros past it.
-const MAX_BYTES: usize = 16 * 1024;
+/// The most words a strategy gets (16 KiB; two choices a word).
+const MAX_WORDS: usize = 4 * 1024;
 
-/// How much of the word 1 follows the drawn bytes (see the module docs): as
-/// much as the longest byte string, so that a strategy would have to read
-/// twice that before it could meet the zeros past it.
-const TAIL_BYTES: usize = MAX_BYTES;
+/// How much of the word 1 follows the drawn words (see the module docs): as
+/// much as the longest draw, so that a strategy would have to read twice
+/// that before it could meet the zeros past it.
+const TAIL_BYTES: usize = 4 * MAX_WORDS;
 
 /// How many times a filtered strategy (`prop_filter`) may retry within one
 /// case before the case is rejected: as many as covcheck's own `filter`.
@@ -61,11 +65,11 @@ const LOCAL_REJECTS: u32 = 100;
 /// # fn main() {}
 /// ```
 ///
-/// The strategy draws its random numbers from a byte string drawn from the
-/// choice sequence (at most 16 KiB), and the value is the strategy's first
-/// value for them (`new_tree(..).current()`). Covcheck shrinks the bytes, not
-/// the value: towards fewer bytes, and each towards 0. Past its bytes the
-/// strategy reads the 32-bit word 1 over and over, which gives the low end of
+/// The strategy reads its random numbers from 32-bit words drawn from the
+/// choice sequence (at most 4,096), and the value is the strategy's first
+/// value for them (`new_tree(..).current()`). Covcheck shrinks the words, not
+/// the value: towards fewer words, and each towards 0. Past its words the
+/// strategy reads the word 1 over and over, which gives the low end of
 /// ranges and sizes, the first alternative of a `prop_oneof!`, `false`, and 1
 /// for a raw integer (`any::<u32>()`). A strategy that rejects its input
 /// (a `prop_filter` that keeps refusing, 100 times within one case) rejects
@@ -91,9 +95,9 @@ pub struct FromStrategy<S> {
 }
 
 impl<S: Strategy> FromStrategy<S> {
-    /// How many bytes the strategy reads on proptest's own RNG, seeded from
-    /// `rng`: the length of a random case's byte string.
-    fn bytes_wanted(&self, rng: &mut Rng) -> usize {
+    /// How many words the strategy reads on proptest's own RNG, seeded from
+    /// `rng`: how many a random case draws.
+    fn words_wanted(&self, rng: &mut Rng) -> usize {
         let mut seed = [0u8; 32];
         for chunk in seed.chunks_mut(8) {
             chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
@@ -101,7 +105,7 @@ impl<S: Strategy> FromStrategy<S> {
         let recorder = TestRng::from_seed(RngAlgorithm::Recorder, &seed);
         let mut runner = TestRunner::new_with_rng(self.config.clone(), recorder);
         let _ = self.strategy.new_tree(&mut runner);
-        runner.bytes_used().len()
+        runner.bytes_used().len().div_ceil(4)
     }
 }
 
@@ -109,11 +113,8 @@ impl<S: Strategy> Generator for FromStrategy<S> {
     type Value = S::Value;
 
     fn generate(&self, src: &mut Source) -> S::Value {
-        let planned = src.plan(|rng| self.bytes_wanted(rng));
-        let rng = TestRng::from_seed(
-            RngAlgorithm::PassThrough,
-            &stream(byte_string(src, MAX_BYTES, planned)),
-        );
+        let planned = src.plan(|rng| self.words_wanted(rng));
+        let rng = TestRng::from_seed(RngAlgorithm::PassThrough, &stream(src, planned));
         let mut runner = TestRunner::new_with_rng(self.config.clone(), rng);
         match self.strategy.new_tree(&mut runner) {
             Ok(tree) => tree.current(),
@@ -124,10 +125,14 @@ impl<S: Strategy> Generator for FromStrategy<S> {
     }
 }
 
-/// The RNG's stream: the drawn bytes, zeros up to a whole word, then the
-/// word 1 over and over (see the module docs).
-fn stream(mut bytes: Vec<u8>) -> Vec<u8> {
-    bytes.resize(bytes.len().next_multiple_of(4), 0);
+/// The RNG's stream: the drawn words, little-endian, then the word 1 over
+/// and over (see the module docs). Each word is a "more" flag and a `u32`
+/// choice, one span, like the elements of a `Vec<u32>`.
+fn stream(src: &mut Source, planned: Option<usize>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    src.collection(0, MAX_WORDS, planned, label_of::<u32>(), |src, _| {
+        bytes.extend_from_slice(&src.draw_int(0, u32::MAX).to_le_bytes());
+    });
     bytes.extend_from_slice(&TAIL);
     bytes
 }
@@ -155,9 +160,9 @@ mod tests {
         generator.generate(&mut Source::replay(indices, Limits::default()))
     }
 
-    /// The choices of a byte string: a "more" flag and the byte, per byte.
-    fn bytes(bytes: &[u64]) -> Vec<u64> {
-        bytes.iter().flat_map(|&b| [1, b]).collect()
+    /// The choices of `words`: a "more" flag and the word, per word.
+    fn words(words: &[u64]) -> Vec<u64> {
+        words.iter().flat_map(|&w| [1, w]).collect()
     }
 
     #[test]
@@ -171,18 +176,27 @@ mod tests {
 
     #[test]
     fn zero_bytes_do_not_stall_range_sampling() {
-        // Every word of the drawn bytes is zero, which rand's sampling
-        // rejects for these ranges; it goes on to the word 1 past them.
+        // Every drawn word is zero, which rand's sampling rejects for these
+        // ranges; it goes on to the word 1 past them.
         let g = strategy(vec((0..10u8, 0..1000u32), 3..=3));
-        assert_eq!(replay(&g, bytes(&[0; 64])), vec![(0, 0); 3]);
-        // An odd number of bytes still leaves the tail's words aligned.
-        assert_eq!(replay(&g, bytes(&[0; 7])), vec![(0, 0); 3]);
+        assert_eq!(replay(&g, words(&[0; 16])), vec![(0, 0); 3]);
     }
 
     #[test]
-    fn random_words_are_read_little_endian() {
-        let value = replay(&strategy(any::<u32>()), bytes(&[0x78, 0x56, 0x34, 0x12]));
+    fn each_random_number_is_a_word() {
+        let value = replay(&strategy(any::<u32>()), words(&[0x1234_5678]));
         assert_eq!(value, 0x1234_5678);
+        // A u64 is two words, the low one first.
+        let value = replay(&strategy(any::<u64>()), words(&[2, 1]));
+        assert_eq!(value, (1 << 32) | 2);
+    }
+
+    #[test]
+    fn deleting_a_word_keeps_the_later_ones_aligned() {
+        // The first word is the length (one possible length here).
+        let g = strategy(vec(any::<u32>(), 3..=3));
+        assert_eq!(replay(&g, words(&[0, 7, 8, 9])), vec![7, 8, 9]);
+        assert_eq!(replay(&g, words(&[0, 7, 9])), vec![7, 9, 1]);
     }
 
     #[test]
@@ -196,7 +210,7 @@ mod tests {
             assert_eq!(replay(&generator, indices), value, "seed {seed}");
             lengths.push(value.len());
         }
-        // The byte strings are long enough for varied values.
+        // There are enough words for varied values.
         assert!(
             lengths.iter().filter(|&&n| n > 5).count() > 10,
             "{lengths:?}"
@@ -218,7 +232,7 @@ mod tests {
         assert!(reason.contains("proptest strategy rejected"), "{reason}");
         let case = execute(
             &property,
-            Source::replay(bytes(&[4]), Limits::default()),
+            Source::replay(words(&[4]), Limits::default()),
             false,
         );
         assert_eq!(case.status, Status::Passed);

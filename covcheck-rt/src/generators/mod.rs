@@ -17,8 +17,9 @@
 //! [`arbitrary()`] (feature `arbitrary`) for any type that implements
 //! `arbitrary::Arbitrary`, the input of a cargo-fuzz target, and
 //! [`strategy()`] (feature `proptest`) for any proptest strategy. Both read
-//! their randomness as a byte string drawn from the choice sequence, so their
-//! values are mutated, shrunk and saved like any other.
+//! their randomness from the choice sequence (bytes for `arbitrary`, 32-bit
+//! words for proptest's RNG), so their values are mutated, shrunk and saved
+//! like any other.
 
 #[cfg(feature = "arbitrary")]
 mod from_arbitrary;
@@ -322,22 +323,6 @@ impl<T: 'static> Generator for Recursive<T> {
             }
         })
     }
-}
-
-/// A byte string drawn exactly as a `Vec<u8>` is: a "more" flag, then an
-/// 8-bit integer, per byte. The campaign mutator treats such a run as a byte
-/// vector (input-to-state writes compared integers into it, little- or
-/// big-endian; dictionary tokens land in it), and the shrinker deletes bytes
-/// and lowers each towards 0. Foreign generators read their randomness from
-/// it. `max` is honoured as given (`usize::MAX`: the size bound); `planned`
-/// fixes the length of a random case.
-#[cfg(any(feature = "arbitrary", feature = "proptest"))]
-fn byte_string(src: &mut Source, max: usize, planned: Option<usize>) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    src.collection(0, max, planned, label_of::<u8>(), |src, _| {
-        bytes.push(src.draw_int(0, u8::MAX));
-    });
-    bytes
 }
 
 /// Generates from one of several generators of the same value type, boxing
