@@ -7,14 +7,15 @@
 //!   the user area trusts a field of the executable's header.
 //! - A bank account driven by a proptest strategy of transactions, taken
 //!   with `covcheck_rt::generators::strategy(..)`. Withdrawing exactly the
-//!   whole balance skips the freeze check.
+//!   whole balance (what was deposited less a fee) skips the freeze check.
 //! - Grid points, whose quickcheck properties are rewritten with
 //!   `#[derive(Generate)]`; they hold.
 //!
 //! Both bugs need two conditions at once, one of them an exact value (a
-//! four-byte magic number; an amount equal to the balance), so that the
-//! random cases of plain `cargo test` do not find them and `cargo covcheck`
-//! does, through the comparisons the code makes.
+//! four-byte magic number; an amount equal to the balance, which no earlier
+//! amount equals), so that the random cases of plain `cargo test` do not
+//! find them and `cargo covcheck` does, through the comparisons the code
+//! makes.
 
 // ANCHOR: disk_types
 /// Bytes in a sector.
@@ -111,6 +112,9 @@ pub enum Refused {
     Insufficient,
 }
 
+/// What a deposit costs, in cents: the account is credited the rest.
+pub const DEPOSIT_FEE: u64 = 39;
+
 /// A bank account: a frozen account takes deposits and pays out nothing.
 #[derive(Debug, Default)]
 pub struct Account {
@@ -129,7 +133,9 @@ impl Account {
 
     pub fn apply(&mut self, tx: Tx) -> Result<(), Refused> {
         match tx {
-            Tx::Deposit(amount) => self.balance += u64::from(amount),
+            Tx::Deposit(amount) => {
+                self.balance += u64::from(amount).saturating_sub(DEPOSIT_FEE);
+            }
             Tx::Freeze => self.frozen = true,
             Tx::Unfreeze => self.frozen = false,
             Tx::Withdraw(amount) => {
