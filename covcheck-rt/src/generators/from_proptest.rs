@@ -41,8 +41,8 @@ const TAIL_BYTES: usize = 4 * MAX_WORDS;
 
 /// How many times a filtered strategy (`prop_filter`) may retry within one
 /// case before the case is rejected: as many as covcheck's own `filter`.
-/// Proptest's default (65,536) would spend seconds on an input whose bytes
-/// ran out, where every retry reads the same zeros.
+/// Proptest's default (65,536) would spend seconds on an input whose words
+/// ran out, where every retry reads the same word 1.
 const LOCAL_REJECTS: u32 = 100;
 
 /// Generates values with a proptest [`Strategy`], which makes a proptest
