@@ -115,6 +115,35 @@ impl Fixture {
         fixture
     }
 
+    /// A copy of the bundled example `examples/<example>` (a crate named
+    /// `example`), its path dependency on `covcheck-rt` made absolute: its
+    /// campaigns and seeds then stay out of the source tree.
+    pub fn from_example(example: &'static str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let source = workspace_root().join("examples").join(example);
+        let rt = workspace_root().join("covcheck-rt");
+        let manifest = fs::read_to_string(source.join("Cargo.toml")).unwrap();
+        let relative = "path = \"../../covcheck-rt\"";
+        assert!(
+            manifest.contains(relative),
+            "{example}'s Cargo.toml names {relative}"
+        );
+        let manifest =
+            manifest.replace(relative, &format!("path = {:?}", rt.display().to_string()));
+        fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+        fs::copy(source.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+        fs::create_dir(dir.path().join("src")).unwrap();
+        for entry in fs::read_dir(source.join("src")).unwrap() {
+            let entry = entry.unwrap().path();
+            fs::copy(
+                &entry,
+                dir.path().join("src").join(entry.file_name().unwrap()),
+            )
+            .unwrap();
+        }
+        Fixture { dir, name: example }
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }

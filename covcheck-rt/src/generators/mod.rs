@@ -11,9 +11,27 @@
 //!     .flat_map(|n| generators::vec(generators::any::<u8>(), n..=n));
 //! # let _ = (port, name, sized);
 //! ```
+//!
+//! Two more bring generators written for other tools, each behind a feature
+//! of covcheck-rt so that nobody else builds those crates:
+//! [`arbitrary()`] (feature `arbitrary`) for any type that implements
+//! `arbitrary::Arbitrary`, the input of a cargo-fuzz target, and
+//! [`strategy()`] (feature `proptest`) for any proptest strategy. Both read
+//! their randomness from the choice sequence (bytes for `arbitrary`, 32-bit
+//! words for proptest's RNG), so their values are mutated, shrunk and saved
+//! like any other.
+
+#[cfg(feature = "arbitrary")]
+mod from_arbitrary;
+#[cfg(feature = "proptest")]
+mod from_proptest;
 
 pub use crate::generate::{Any, BoxedGenerator, Filter, FlatMap, Generator, Map};
 pub use crate::int::Int;
+#[cfg(feature = "arbitrary")]
+pub use from_arbitrary::{FromArbitrary, arbitrary};
+#[cfg(feature = "proptest")]
+pub use from_proptest::{FromStrategy, strategy};
 
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
