@@ -12,7 +12,8 @@ const USAGE: &str = "usage: cargo xtask <chore>
 
 chores:
   ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the
-             same for covcheck-rt's campaign engine, and bench --quick (what .ci/run runs)
+             same for covcheck-rt's campaign engine and its arbitrary/proptest
+             generators, and bench --quick (what .ci/run runs)
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
@@ -69,7 +70,7 @@ fn report(result: Result<(), String>) -> ExitCode {
 }
 
 fn ci() -> ExitCode {
-    let steps: [&[&str]; 5] = [
+    let steps: [&[&str]; 7] = [
         &["fmt", "--all", "--", "--check"],
         &[
             "clippy",
@@ -99,6 +100,26 @@ fn ci() -> ExitCode {
             "campaign",
             "--lib",
             "engine",
+        ],
+        &[
+            "clippy",
+            "-p",
+            "covcheck-rt",
+            "--features",
+            "arbitrary,proptest",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[
+            "test",
+            "-p",
+            "covcheck-rt",
+            "--features",
+            "arbitrary,proptest",
+            "--lib",
+            "generators",
         ],
     ];
     for args in steps {
