@@ -4,11 +4,12 @@
 //! build directory of its own so that the user's normal build stays valid.
 //!
 //! That build directory is shared by every crate on the machine (see
-//! [`instrumented_build_dir`]): the campaign engine (LibAFL and its
-//! dependencies, about a minute on two cores) is then built once per
-//! machine and toolchain, not once per crate. Cargo keeps the artifacts of
-//! different crates, versions and toolchains apart by their metadata hash,
-//! as it does for the packages of one workspace.
+//! [`instrumented_build_dir`]): covcheck-rt is built once per machine and
+//! toolchain, not once per crate, and so is the campaign engine library
+//! ([`crate::engine`], LibAFL, about a minute on two cores), which is built
+//! there on its own, outside the user's dependency graph. Cargo keeps the
+//! artifacts of different crates, versions and toolchains apart by their
+//! metadata hash, as it does for the packages of one workspace.
 
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use std::process::{Command, Stdio};
 use cargo_metadata::{CargoOpt, Message, Metadata, MetadataCommand, Package, PackageId};
 
 use crate::cli::BuildArgs;
+use crate::engine::EngineLibrary;
 use crate::error::{BuildError, WriteError};
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
 use crate::wrapper::{STUBS_ENV, WRAPPER_ENV};
@@ -33,6 +35,8 @@ pub struct Plan {
     pub covcheck_dir: PathBuf,
     /// Where the instrumented build goes.
     pub build_dir: PathBuf,
+    /// The campaign engine library the instrumented build's workers load.
+    pub engine: EngineLibrary,
     /// The user's target directory, for the plain build.
     target_dir: PathBuf,
     /// For each selected package, the name it gives covcheck-rt.
@@ -75,6 +79,7 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, BuildError> {
     Ok(Plan {
         instrumented,
         covcheck_dir: target_dir.join("covcheck"),
+        engine: EngineLibrary::under(&build_dir),
         build_dir,
         target_dir,
         metadata,
@@ -83,8 +88,8 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, BuildError> {
     })
 }
 
-/// `cargo metadata` for the graph the build will have, less the runtime's
-/// engine: which dependencies are there depends on the features.
+/// `cargo metadata` for the graph the build will have: which dependencies
+/// are there depends on the features.
 fn metadata(build: &BuildArgs) -> Result<Metadata, BuildError> {
     let mut command = MetadataCommand::new();
     if let Some(path) = &build.manifest_path {
@@ -228,31 +233,7 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
     if kind == Build::Instrumented {
         check_toolchain()?;
     }
-    match run_build(plan, build_command(plan, build, kind)?)? {
-        Built::Binaries(binaries) => Ok(binaries),
-        // Nothing was compiled: cargo may have failed to resolve the graph,
-        // and the campaign engine may be why. Ask again, quietly, to explain.
-        Built::Failed { artifacts: 0 } if kind == Build::Instrumented => {
-            let output = build_command(plan, build, kind)?
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .output()
-                .map_err(BuildError::CargoNotRun)?;
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            Err(crate::conflict::explain(&stderr)
-                .map_or(BuildError::Failed, BuildError::EngineClash))
-        }
-        Built::Failed { .. } => Err(BuildError::Failed),
-    }
-}
-
-/// What a cargo build that ran gave.
-enum Built {
-    Binaries(Vec<TestBinary>),
-    /// It failed, after compiling this many artifacts.
-    Failed {
-        artifacts: usize,
-    },
+    run_build(plan, build_command(plan, build, kind)?)
 }
 
 /// The `cargo test --no-run` command of a build.
@@ -385,17 +366,15 @@ fn rustc_version(text: &str) -> Option<(u32, u32, u32)> {
 
 /// Runs the cargo build and collects the test binaries of the selected
 /// packages from its JSON messages.
-fn run_build(plan: &Plan, mut command: Command) -> Result<Built, BuildError> {
+fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, BuildError> {
     command.stdout(Stdio::piped()).stderr(Stdio::inherit());
     let mut child = command.spawn().map_err(BuildError::CargoNotRun)?;
     let stdout = child.stdout.take().expect("piped");
     let mut binaries = Vec::new();
-    let mut artifacts = 0;
     for message in Message::parse_stream(BufReader::new(stdout)) {
         let Ok(Message::CompilerArtifact(artifact)) = message else {
             continue;
         };
-        artifacts += 1;
         let Some(executable) = artifact.executable else {
             continue;
         };
@@ -411,9 +390,9 @@ fn run_build(plan: &Plan, mut command: Command) -> Result<Built, BuildError> {
         });
     }
     if !child.wait().is_ok_and(|status| status.success()) {
-        return Ok(Built::Failed { artifacts });
+        return Err(BuildError::Failed);
     }
-    Ok(Built::Binaries(binaries))
+    Ok(binaries)
 }
 
 fn package_dir(manifest: &Path) -> PathBuf {

@@ -88,10 +88,13 @@ pub enum BuildError {
     CurrentExe(io::Error),
     #[error("the build failed (cargo's messages are above)")]
     Failed,
-    /// The crate's dependencies clash with the campaign engine's, explained
-    /// by [`crate::conflict`].
-    #[error("{0}")]
-    EngineClash(String),
+    /// The campaign engine library did not build ([`crate::engine`]).
+    #[error(
+        "covcheck's campaign engine did not build in {} (cargo's messages are above); \
+         it needs network access to crates.io the first time, or its crates in cargo's cache",
+        dir.display()
+    )]
+    Engine { dir: PathBuf },
 }
 
 fn version(&(major, minor, patch): &(u32, u32, u32)) -> String {

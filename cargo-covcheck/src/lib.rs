@@ -6,7 +6,8 @@
 //! arguments, dispatches to [`cmd`] and turns the result into an exit
 //! status. It is not a stable API: tools read `covcheck_protocol` instead.
 //!
-//! Data flows one way: [`compile`] (instrumented build) → [`discover`]
+//! Data flows one way: [`compile`] (instrumented build, and the campaign
+//! engine library of [`engine`] beside it) → [`discover`]
 //! (properties from the binaries) → [`supervise`] (workers, crash recovery,
 //! seeds) → [`report`] (what the user sees). The same executable also serves
 //! as cargo's rustc wrapper during the build ([`wrapper`]).
@@ -23,8 +24,8 @@ pub mod atomic;
 pub mod cli;
 pub mod cmd;
 pub mod compile;
-pub mod conflict;
 pub mod discover;
+pub mod engine;
 pub mod error;
 pub mod exit;
 pub mod instrument;

@@ -123,6 +123,10 @@ pub struct WorkerConfig {
     /// every dictionary off.
     #[serde(default = "yes")]
     pub property_dictionary: bool,
+    /// The campaign engine library (covcheck-engine) a campaign loads;
+    /// `cargo covcheck` builds it once per machine.
+    #[serde(default)]
+    pub engine: Option<PathBuf>,
 }
 
 fn yes() -> bool {

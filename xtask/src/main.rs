@@ -12,8 +12,9 @@ const USAGE: &str = "usage: cargo xtask <chore>
 
 chores:
   ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the
-             same for covcheck-rt's campaign engine and its arbitrary/proptest
-             generators, and bench --quick (what .ci/run runs)
+             same for covcheck-rt's campaign worker, the engine library
+             (covcheck-engine) and covcheck-rt's arbitrary/proptest generators,
+             and bench --quick (what .ci/run runs)
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
@@ -70,7 +71,7 @@ fn report(result: Result<(), String>) -> ExitCode {
 }
 
 fn ci() -> ExitCode {
-    let steps: [&[&str]; 7] = [
+    let steps: [&[&str]; 9] = [
         &["fmt", "--all", "--", "--check"],
         &[
             "clippy",
@@ -102,6 +103,23 @@ fn ci() -> ExitCode {
             "engine",
         ],
         &[
+            "fmt",
+            "--manifest-path",
+            "covcheck-engine/Cargo.toml",
+            "--",
+            "--check",
+        ],
+        &[
+            "clippy",
+            "--manifest-path",
+            "covcheck-engine/Cargo.toml",
+            "--locked",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[
             "clippy",
             "-p",
             "covcheck-rt",
@@ -122,9 +140,15 @@ fn ci() -> ExitCode {
             "generators",
         ],
     ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root");
     for args in steps {
         eprintln!("xtask: cargo {}", args.join(" "));
-        let status = Command::new(env!("CARGO")).args(args).status();
+        let status = Command::new(env!("CARGO"))
+            .args(args)
+            .current_dir(root)
+            .status();
         match status {
             Ok(status) if status.success() => {}
             Ok(_) => {
@@ -138,9 +162,6 @@ fn ci() -> ExitCode {
         }
     }
     eprintln!("xtask: cargo xtask bench --quick");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root");
     if let Err(message) = bench::main(&["--quick".to_string()], root) {
         eprintln!("xtask: bench --quick failed: {message}");
         return ExitCode::FAILURE;

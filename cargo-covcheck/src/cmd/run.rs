@@ -26,6 +26,9 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }
+    // Only campaigns load the engine: built after the tests, so that a crate
+    // that does not compile, or has no properties, hears so first.
+    plan.engine.ensure()?;
     let settings = settings(args, &plan, &properties, reporter);
     let jobs = pool::jobs(args.jobs, properties.len());
     reporter.report(Event::CampaignsStarting {
@@ -93,5 +96,6 @@ fn settings(
         dictionary,
         seed,
         covcheck_dir: plan.covcheck_dir.clone(),
+        engine: Some(plan.engine.path.clone()),
     }
 }

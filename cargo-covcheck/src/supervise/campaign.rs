@@ -135,6 +135,7 @@ impl<'a, 's> Campaign<'a, 's> {
             size_steps: settings.size_steps,
             dictionary: Some(self.dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
             property_dictionary: settings.dictionary,
+            engine: settings.engine.clone(),
         };
         self.attempts += 1;
         Some(config)

@@ -47,6 +47,8 @@ pub struct Settings {
     pub dictionary: bool,
     pub seed: u64,
     pub covcheck_dir: PathBuf,
+    /// The campaign engine library campaign workers load.
+    pub engine: Option<PathBuf>,
 }
 
 impl Settings {
@@ -66,6 +68,7 @@ impl Settings {
             dictionary: true,
             seed: 0,
             covcheck_dir,
+            engine: None,
         }
     }
 }

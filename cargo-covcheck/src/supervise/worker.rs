@@ -64,6 +64,7 @@ pub fn tool_request(
         size_steps: settings.size_steps,
         dictionary: None,
         property_dictionary: false,
+        engine: None,
     };
     (work, config)
 }

@@ -1,39 +1,16 @@
-//! The campaign's input type: a choice sequence (see [`crate::choice`]).
-//! Corpus files hold the indices as text, like seed files, so a person can
-//! read them and the supervisor can load them without LibAFL.
+//! The campaign's corpus cache: each input, a choice sequence (see
+//! [`crate::choice`]), in a file of its own holding the indices as text,
+//! like seed files, so a person can read them and the supervisor can load
+//! them without the engine.
 
-use std::hash::Hash;
 use std::path::Path;
 
-use libafl::Error;
-use libafl::corpus::CorpusId;
-use libafl::inputs::Input;
-use serde::{Deserialize, Serialize};
-
 use covcheck_protocol::hash::content_hash;
-use covcheck_protocol::seeds::SeedFile;
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
-pub struct ChoiceInput {
-    pub choices: Vec<u64>,
-}
-
-impl Input for ChoiceInput {
-    fn to_file<P: AsRef<Path>>(&self, path: P) -> Result<(), Error> {
-        std::fs::write(path, SeedFile::format_indices(&self.choices))?;
-        Ok(())
-    }
-
-    fn from_file<P: AsRef<Path>>(path: P) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path)?;
-        parse_choices(&text)
-            .map(|choices| ChoiceInput { choices })
-            .map_err(Error::illegal_argument)
-    }
-
-    fn generate_name(&self, _id: Option<CorpusId>) -> String {
-        format!("{:016x}", content_hash(&self.choices))
-    }
+/// The corpus cache's file name of an input: its content hash, so that the
+/// same input is kept once.
+pub fn corpus_file_name(choices: &[u64]) -> String {
+    format!("{:016x}", content_hash(choices))
 }
 
 /// Parses whitespace-separated indices.

@@ -1,21 +1,29 @@
-//! The campaign engine, built only with the `campaign` feature (which
-//! `cargo covcheck` turns on in its own instrumented build): plain
-//! `cargo test` never compiles LibAFL.
+//! The campaign side of covcheck-rt, built only with the `campaign` feature
+//! (which `cargo covcheck` turns on in its own instrumented build). LibAFL
+//! itself is never compiled into the user's graph: it is in the engine
+//! library, loaded at run time.
 //!
 //! - [`sancov`]: the SanitizerCoverage callbacks (coverage counters,
 //!   comparison tracing, `memcmp` interposition).
 //! - [`input`], [`mutator`], [`scheduler`]: covcheck's structure-aware parts.
-//! - [`campaign`]: the LibAFL fuzzing loop of one property.
+//! - [`library`], [`abi`]: the engine library (covcheck-engine, LibAFL behind
+//!   a C ABI), which `cargo covcheck` builds apart from the user's crate so
+//!   that LibAFL's dependencies never enter its dependency graph.
+//! - [`campaign`]: the fuzzing loop of one property, on that library.
 //! - [`minimize`], [`cover`]: the covering seed suite of `cargo covcheck minimize`.
 //! - [`crash`]: reproducing and shrinking inputs that kill the process, one
 //!   forked child per try.
 //! - [`inflight`]: the shared slot that keeps the input in flight.
 
+// One file, compiled into both sides of the C ABI.
+#[path = "../../../covcheck-engine/src/abi.rs"]
+pub(crate) mod abi;
 pub mod campaign;
 pub mod cover;
 pub mod crash;
 pub mod inflight;
 pub mod input;
+pub(crate) mod library;
 pub mod minimize;
 pub mod mutator;
 pub mod sancov;

@@ -10,17 +10,12 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use libafl::Error;
-use libafl::corpus::{Corpus, CorpusId};
-use libafl::schedulers::Scheduler;
-use libafl::state::HasCorpus;
-
-use crate::engine::input::ChoiceInput;
 use crate::engine::sancov;
 use crate::rng::Rng;
 
 struct Entry {
-    id: CorpusId,
+    /// The engine's corpus id.
+    id: usize,
     counters: Vec<u32>,
     len: usize,
     picks: u32,
@@ -69,12 +64,10 @@ impl RarityScheduler {
     }
 }
 
-impl<S> Scheduler<ChoiceInput, S> for RarityScheduler
-where
-    S: HasCorpus<ChoiceInput>,
-{
-    /// Called right after the entry ran, so the counters still hold its coverage.
-    fn on_add(&mut self, state: &mut S, id: CorpusId) -> Result<(), Error> {
+impl RarityScheduler {
+    /// Called right after corpus entry `id` (of `input_len` choices) ran and
+    /// was added, so the counters still hold its coverage.
+    pub fn on_add(&mut self, id: usize, input_len: usize) {
         let (ptr, len) = sancov::counters();
         let counters: Vec<u32> = if ptr.is_null() {
             Vec::new()
@@ -96,13 +89,6 @@ where
             }
             self.freq[c as usize] += 1;
         }
-        let input_len = state
-            .corpus()
-            .get(id)?
-            .borrow()
-            .input()
-            .as_ref()
-            .map_or(0, |input| input.choices.len());
         self.entries.push(Entry {
             id,
             counters,
@@ -110,13 +96,11 @@ where
             picks: 0,
         });
         self.recompute();
-        Ok(())
     }
 
-    fn next(&mut self, state: &mut S) -> Result<CorpusId, Error> {
-        if self.entries.is_empty() {
-            return Err(Error::empty("the corpus is empty".to_string()));
-        }
+    /// The corpus entry to mutate next; the corpus is never empty when the
+    /// engine asks.
+    pub fn next(&mut self) -> usize {
         let weights: Vec<f64> = self
             .entries
             .iter()
@@ -126,7 +110,7 @@ where
         let total: f64 = weights.iter().sum();
         let mut target =
             (self.rng.at_most(u64::from(u32::MAX)) as f64 / f64::from(u32::MAX)) * total;
-        let mut chosen = self.entries.len() - 1;
+        let mut chosen = self.entries.len().saturating_sub(1);
         for (i, w) in weights.iter().enumerate() {
             if target < *w {
                 chosen = i;
@@ -134,18 +118,10 @@ where
             }
             target -= w;
         }
-        self.entries[chosen].picks += 1;
-        let id = self.entries[chosen].id;
-        <Self as Scheduler<ChoiceInput, S>>::set_current_scheduled(self, state, Some(id))?;
-        Ok(id)
-    }
-
-    fn set_current_scheduled(
-        &mut self,
-        state: &mut S,
-        next_id: Option<CorpusId>,
-    ) -> Result<(), Error> {
-        *state.corpus_mut().current_mut() = next_id;
-        Ok(())
+        let Some(entry) = self.entries.get_mut(chosen) else {
+            return 0;
+        };
+        entry.picks += 1;
+        entry.id
     }
 }

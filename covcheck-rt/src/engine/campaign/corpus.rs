@@ -4,12 +4,10 @@
 
 use std::path::Path;
 
-use libafl::corpus::Corpus;
-use libafl::state::HasCorpus;
-
-use crate::engine::input::{ChoiceInput, load_corpus_dir};
+use crate::engine::input::{corpus_file_name, load_corpus_dir};
+use crate::engine::library::Session;
 use crate::info::PropertyInfo;
-use covcheck_protocol::seeds::SeedKind;
+use covcheck_protocol::seeds::{SeedFile, SeedKind};
 use covcheck_protocol::worker::{Event, WorkerConfig, emit};
 
 /// The inputs a campaign resumes from: the corpus cache, then the
@@ -33,27 +31,19 @@ pub(super) fn saved_inputs(info: &PropertyInfo, request: &WorkerConfig) -> Vec<V
 }
 
 /// Writes corpus entries added since the last call to the corpus cache.
-pub(super) fn persist_new_entries<S: HasCorpus<ChoiceInput>>(
-    state: &S,
-    from: usize,
-    dir: &Path,
-) -> usize {
-    let count = state.corpus().count();
+pub(super) fn persist_new_entries(session: &Session, from: usize, dir: &Path) -> usize {
+    let count = session.corpus_count();
     if count == from {
         return count;
     }
     let _ = std::fs::create_dir_all(dir);
     for n in from..count {
-        let id = state.corpus().nth(n);
-        let Ok(testcase) = state.corpus().get(id) else {
+        let Some(choices) = session.corpus_entry(n) else {
             continue;
         };
-        let testcase = testcase.borrow();
-        if let Some(input) = testcase.input() {
-            let name = dir.join(libafl::inputs::Input::generate_name(input, None));
-            if !name.exists() {
-                let _ = libafl::inputs::Input::to_file(input, &name);
-            }
+        let name = dir.join(corpus_file_name(&choices));
+        if !name.exists() {
+            let _ = std::fs::write(&name, SeedFile::format_indices(&choices));
         }
     }
     count

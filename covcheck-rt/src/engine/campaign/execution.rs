@@ -1,4 +1,4 @@
-//! One execution of the campaign: the harness LibAFL calls with each input,
+//! One execution of the campaign: the harness the engine calls with each input,
 //! and what it shares with the fuzz loop (a failure it caught, the failures
 //! already reported, the execution count, the novelty check).
 
@@ -7,11 +7,8 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::Instant;
 
-use libafl::executors::ExitKind;
-
 use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
-use crate::engine::input::ChoiceInput;
 use crate::property::{Failure, Origin, PropertyFn, Status, execute};
 use crate::source::{Limits, Source};
 
@@ -42,25 +39,22 @@ impl Shared {
     /// The harness: runs `input` with the body traced by the coverage
     /// counters (`counters`, `len` bytes), notes it in the in-flight slot
     /// first (so that a crash names it), judges its coverage's novelty and
-    /// catches a new failure.
+    /// catches a new failure. Returns whether it failed (a crash, for
+    /// LibAFL's objectives).
     pub(super) fn execute(
         &self,
         property: &PropertyFn<'_>,
         limits: Limits,
         (counters, len): (*mut u8, usize),
         inflight: &mut Inflight,
-        input: &ChoiceInput,
-    ) -> ExitKind {
+        input: &[u64],
+    ) -> bool {
         if self.first_exec.get().is_none() {
             self.first_exec.set(Some(Instant::now()));
         }
         self.execs.set(self.execs.get() + 1);
-        inflight.store(self.execs.get(), &input.choices);
-        let case = execute(
-            property,
-            Source::replay(input.choices.clone(), limits),
-            false,
-        );
+        inflight.store(self.execs.get(), input);
+        let case = execute(property, Source::replay(input.to_vec(), limits), false);
         // SAFETY: the counters section lives as long as the process, and
         // nothing else touches it while the harness runs.
         let counters = unsafe { std::slice::from_raw_parts_mut(counters, len) };
@@ -76,9 +70,9 @@ impl Shared {
                         at: Instant::now(),
                     });
                 }
-                ExitKind::Crash
+                true
             }
-            _ => ExitKind::Ok,
+            _ => false,
         }
     }
 

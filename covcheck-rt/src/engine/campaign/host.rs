@@ -1,0 +1,109 @@
+//! covcheck's side of a campaign session: what the engine calls back for
+//! over the C ABI ([`crate::engine::abi::Host`]): run an input, judge its
+//! novelty, mutate a corpus entry, schedule the next one.
+//!
+//! The engine may call [`is_new`] from its crash and timeout handlers while
+//! [`execute`] runs, so every callback takes [`HostSide`] by shared
+//! reference; what changes sits in cells.
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+
+use super::execution::Shared;
+use super::mutation::CampaignMutator;
+use crate::engine::abi::{Choices, Host};
+use crate::engine::inflight::Inflight;
+use crate::engine::scheduler::RarityScheduler;
+use crate::property::PropertyFn;
+use crate::source::Limits;
+
+/// What the callbacks reach.
+pub(super) struct HostSide<'a, 'p> {
+    pub(super) property: &'a PropertyFn<'p>,
+    pub(super) limits: Limits,
+    /// The coverage counters (start, length in bytes).
+    pub(super) counters: (*mut u8, usize),
+    pub(super) shared: &'a Shared,
+    pub(super) inflight: RefCell<Inflight>,
+    pub(super) mutator: RefCell<CampaignMutator<'a, 'p>>,
+    pub(super) scheduler: RefCell<RarityScheduler>,
+    /// The last mutant, lent to the engine until the next callback.
+    pub(super) mutant: RefCell<Vec<u64>>,
+}
+
+impl HostSide<'_, '_> {
+    /// The callback table; `self` must outlive the session it is given to.
+    pub(super) fn host(&self) -> Host {
+        Host {
+            ctx: (self as *const Self).cast(),
+            execute,
+            is_new,
+            commit,
+            mutate,
+            mutant_ran,
+            entry_added,
+            next_entry,
+        }
+    }
+}
+
+fn side<'a>(ctx: *const c_void) -> &'a HostSide<'a, 'a> {
+    // SAFETY: `ctx` is the `HostSide` of `HostSide::host`, alive for the
+    // session; the lifetimes are the session's.
+    unsafe { &*ctx.cast::<HostSide<'a, 'a>>() }
+}
+
+extern "C" fn execute(ctx: *const c_void, input: Choices) -> bool {
+    let side = side(ctx);
+    // SAFETY: the engine lends `input` for the call.
+    let choices = unsafe { input.as_slice() };
+    let mut inflight = side.inflight.borrow_mut();
+    side.shared.execute(
+        side.property,
+        side.limits,
+        side.counters,
+        &mut inflight,
+        choices,
+    )
+}
+
+extern "C" fn is_new(ctx: *const c_void) -> bool {
+    side(ctx).shared.novelty.borrow().last_was_new()
+}
+
+extern "C" fn commit(ctx: *const c_void) {
+    let side = side(ctx);
+    // SAFETY: the counters section lives as long as the process, and the
+    // engine does not touch it during the call. It still holds the
+    // classified counts of the input being added.
+    let counters = unsafe { std::slice::from_raw_parts_mut(side.counters.0, side.counters.1) };
+    side.shared.novelty.borrow_mut().commit(counters);
+}
+
+extern "C" fn mutate(ctx: *const c_void, entry: usize, input: Choices, out: *mut Choices) -> bool {
+    let side = side(ctx);
+    // One buffer for every mutant: no allocation per execution.
+    let mut mutant = side.mutant.borrow_mut();
+    mutant.clear();
+    // SAFETY: the engine lends `input` for the call.
+    mutant.extend_from_slice(unsafe { input.as_slice() });
+    if !side.mutator.borrow_mut().mutate(entry, &mut mutant) {
+        return false;
+    }
+    // SAFETY: `out` is the engine's, valid for the call; the mutant stays
+    // in `side.mutant` until the next mutation.
+    unsafe { *out = Choices::lend(&mutant) };
+    true
+}
+
+extern "C" fn mutant_ran(ctx: *const c_void, added: bool) {
+    side(ctx).mutator.borrow_mut().mutant_ran(added);
+}
+
+extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
+    side(ctx).scheduler.borrow_mut().on_add(entry, len);
+}
+
+extern "C" fn next_entry(ctx: *const c_void) -> usize {
+    side(ctx).scheduler.borrow_mut().next()
+}

@@ -1,0 +1,97 @@
+//! The campaign's mutator: learns each corpus entry's shape once, then
+//! applies [`ChoiceMutator`]; and counts the dictionary tokens of the
+//! mutations that made new corpus entries. The engine's mutational stage
+//! calls it through the host callbacks ([`super::host`]).
+
+use std::cell::{Cell, RefCell};
+
+use super::tokens::{Dictionary, TokenCounts};
+use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
+use crate::property::PropertyFn;
+use crate::source::Limits;
+use covcheck_protocol::worker::WorkerConfig;
+
+pub(super) struct CampaignMutator<'a, 'p> {
+    property: &'a PropertyFn<'p>,
+    limits: Limits,
+    inner: ChoiceMutator,
+    cache: ShapeCache,
+    trace: bool,
+    /// Inputs longer than this many choices are not mutated further.
+    max_choices: &'a Cell<usize>,
+    /// The campaign's execution count: learning a shape with comparison
+    /// tracing runs the property's body once, and every run counts.
+    execs: &'a Cell<u64>,
+    /// The corpus entries each dictionary token led to.
+    token_counts: &'a RefCell<TokenCounts>,
+}
+
+/// What the campaign's mutator shares with the fuzz loop.
+pub(super) struct MutatorShared<'a> {
+    /// Inputs longer than this many choices are not mutated further.
+    pub(super) max_choices: &'a Cell<usize>,
+    pub(super) execs: &'a Cell<u64>,
+    pub(super) token_counts: &'a RefCell<TokenCounts>,
+}
+
+impl<'a, 'p> CampaignMutator<'a, 'p> {
+    /// The mutator of the campaign `request` asks for, with its own RNG
+    /// stream and the campaign's `dictionary` ([`super::tokens::dictionary`]).
+    pub(super) fn new(
+        property: &'a PropertyFn<'p>,
+        limits: Limits,
+        request: &WorkerConfig,
+        dictionary: Dictionary,
+        shared: MutatorShared<'a>,
+    ) -> Self {
+        let mut inner = ChoiceMutator::new(request.rng_seed ^ 0xc0ffee, request.cmp_mutations);
+        inner.literals = dictionary.tokens;
+        inner.own_tokens = dictionary.own;
+        CampaignMutator {
+            property,
+            limits,
+            inner,
+            cache: ShapeCache::default(),
+            trace: request.cmp_mutations,
+            max_choices: shared.max_choices,
+            execs: shared.execs,
+            token_counts: shared.token_counts,
+        }
+    }
+
+    /// Mutates `choices`, a copy of corpus entry `entry` (`usize::MAX` when
+    /// there is none). False when the mutant is not worth running.
+    pub(super) fn mutate(&mut self, entry: usize, choices: &mut Vec<u64>) -> bool {
+        let (property, limits, trace) = (self.property, self.limits, self.trace);
+        let (learned, new) = self.cache.get_or_learn(entry, || {
+            (
+                Shape::learn(property, choices, limits, trace),
+                choices.clone(),
+            )
+        });
+        if new {
+            if trace {
+                self.execs.set(self.execs.get() + 1);
+            }
+            self.inner.learn_tokens(&learned.0.comparisons);
+            self.inner.learn_variants(&learned.0, &learned.1);
+        }
+        let donor = self.cache.other(&mut self.inner.rng, entry);
+        let changed = self.inner.mutate(
+            &learned.0,
+            choices,
+            donor.as_ref().map(|d| (&d.0, d.1.as_slice())),
+        );
+        changed && choices.len() <= self.max_choices.get()
+    }
+
+    /// Counts the dictionary tokens of a mutant that made a new corpus
+    /// entry.
+    pub(super) fn mutant_ran(&mut self, added: bool) {
+        if added && !self.inner.written.is_empty() {
+            self.token_counts
+                .borrow_mut()
+                .entry_added(&self.inner.written);
+        }
+    }
+}

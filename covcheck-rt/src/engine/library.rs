@@ -1,0 +1,143 @@
+//! The campaign engine library (covcheck-engine: LibAFL behind the C ABI of
+//! [`abi`]), which `cargo covcheck` builds apart from the user's crate and
+//! names in the worker request. Loaded once per worker and never unloaded;
+//! [`Session`] is the safe face of one campaign session.
+
+use std::ffi::c_void;
+use std::path::Path;
+
+use super::abi::{ABI_VERSION, Choices, ENTRY_SYMBOL, Engine, EntryFn, Host, Settings};
+
+/// Loads the engine at `path` and checks that it speaks this ABI.
+pub(crate) fn load(path: &Path) -> Result<&'static Engine, String> {
+    let cannot = |e: &dyn std::fmt::Display| {
+        format!(
+            "cannot load the campaign engine {}: {e} (`cargo covcheck` builds it; \
+             run campaigns through it)",
+            path.display()
+        )
+    };
+    // SAFETY: the library is covcheck-engine, built by `cargo covcheck`;
+    // loading it runs no code of the user's.
+    let library = unsafe { libloading::Library::new(path) }.map_err(|e| cannot(&e))?;
+    // SAFETY: the entry symbol has the type `abi::EntryFn`.
+    let entry: EntryFn =
+        *unsafe { library.get::<EntryFn>(ENTRY_SYMBOL) }.map_err(|e| cannot(&e))?;
+    // Never unloaded: the `Engine` table and LibAFL's signal handlers live
+    // in the library for the rest of the process.
+    std::mem::forget(library);
+    let engine = entry();
+    if engine.abi_version != ABI_VERSION {
+        return Err(format!(
+            "the campaign engine {} speaks ABI version {}, but this covcheck-rt speaks {}: \
+             cargo-covcheck and the covcheck-rt in your Cargo.toml must come from the same \
+             covcheck version",
+            path.display(),
+            engine.abi_version,
+            ABI_VERSION
+        ));
+    }
+    Ok(engine)
+}
+
+/// One campaign session of the engine.
+pub(crate) struct Session {
+    engine: &'static Engine,
+    ptr: *mut c_void,
+}
+
+impl Session {
+    /// Starts a session that calls `host` back.
+    ///
+    /// # Safety
+    /// `host.ctx` must stay valid, and the callbacks callable, until the
+    /// session is dropped.
+    pub(crate) unsafe fn start(
+        engine: &'static Engine,
+        settings: Settings,
+        host: Host,
+    ) -> Result<Session, String> {
+        let ptr = (engine.start)(settings, host);
+        if ptr.is_null() {
+            return Err(last_error(engine));
+        }
+        Ok(Session { engine, ptr })
+    }
+
+    fn check(&self, ok: bool) -> Result<(), String> {
+        if ok {
+            Ok(())
+        } else {
+            Err(last_error(self.engine))
+        }
+    }
+
+    /// Runs an input; it enters the corpus if its coverage is new.
+    pub(crate) fn evaluate(&mut self, choices: &[u64]) -> Result<(), String> {
+        self.check((self.engine.evaluate)(self.ptr, Choices::lend(choices)))
+    }
+
+    /// Adds the empty input to the corpus, whatever its coverage.
+    pub(crate) fn add_empty(&mut self) -> Result<(), String> {
+        self.check((self.engine.add_empty)(self.ptr))
+    }
+
+    /// One round of the mutational stage on the next scheduled entry.
+    pub(crate) fn fuzz_one(&mut self) -> Result<(), String> {
+        self.check((self.engine.fuzz_one)(self.ptr))
+    }
+
+    pub(crate) fn corpus_count(&self) -> usize {
+        (self.engine.corpus_count)(self.ptr)
+    }
+
+    /// Corpus entry `n`, in the order entries were added.
+    pub(crate) fn corpus_entry(&self, n: usize) -> Option<Vec<u64>> {
+        let mut out = Choices::lend(&[]);
+        if !(self.engine.corpus_entry)(self.ptr, n, &mut out) {
+            return None;
+        }
+        // SAFETY: the engine lends `out` until the next call into it.
+        Some(unsafe { out.as_slice() }.to_vec())
+    }
+
+    /// Stops the timeout timer: shrinking must not fire LibAFL's timeout
+    /// handler.
+    pub(crate) fn stop_timer(&mut self) {
+        (self.engine.stop_timer)(self.ptr);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        (self.engine.end)(self.ptr);
+    }
+}
+
+fn last_error(engine: &Engine) -> String {
+    let text = (engine.last_error)();
+    if text.len == 0 {
+        return "the campaign engine failed without saying why".to_string();
+    }
+    // SAFETY: the engine lends the text until the next call into it.
+    let bytes = unsafe { std::slice::from_raw_parts(text.ptr, text.len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_engine_that_cannot_be_loaded_is_named_with_the_way_out() {
+        let path = Path::new("/nonexistent/libcovcheck_engine.so");
+        let Err(error) = load(path) else {
+            panic!("loaded a library that does not exist");
+        };
+        assert!(
+            error.contains("/nonexistent/libcovcheck_engine.so"),
+            "{error}"
+        );
+        assert!(error.contains("`cargo covcheck` builds it"), "{error}");
+    }
+}
