@@ -24,6 +24,7 @@ pub mod atomic;
 pub mod cli;
 pub mod cmd;
 pub mod compile;
+pub mod coverage;
 pub mod discover;
 pub mod engine;
 pub mod error;
