@@ -83,6 +83,11 @@ pub enum Command {
     /// as its own test case, with no random cases: the CI step.
     #[command(after_help = REPLAY_HELP)]
     Replay(ReplayArgs),
+    /// Write a coverage report of what the campaigns reached: an HTML page
+    /// per source file with every line marked reached or not, plots of each
+    /// campaign over time, the findings, and lcov.info.
+    #[command(after_help = REPORT_HELP)]
+    Report(ReportArgs),
 }
 
 const MINIMIZE_HELP: &str = "\
@@ -127,6 +132,50 @@ Example GitHub Actions step:
 Exit status: 0 every seed passed, 1 a seed failed, 2 usage or build error,
 3 covcheck's own error (a property whose seeds could not be replayed; 1 wins
 if a seed failed too), 4 no property matched.";
+
+const REPORT_HELP: &str = "\
+How it works:
+  Every input of each property's corpus cache (target/covcheck/corpus) and
+  every saved seed but crash seeds runs once on the instrumented build; the
+  coverage counters they reach are looked up in the test binary's line tables
+  (the instrumented build keeps them). A line of the packages under test is
+  reached when one of its counters is, partly reached when only some are; the
+  first property to reach it is the one whose input was saved earliest. The
+  plots come from the progress every campaign records in target/covcheck/series
+  (resumed campaigns continue one series).
+
+Output (in <target-dir>/covcheck/report/, path printed at the end):
+  index.html       properties, files, plots and findings; no JavaScript, no
+                   network: opens from a CI artifact
+  files/*.html     each source file, line by line
+  lcov.info        for Codecov, Coveralls and editors' coverage gutters
+
+Examples:
+  cargo covcheck --time 5m && cargo covcheck report
+  cargo covcheck --time 1m --report
+
+Exit status: 0 written, 2 usage or build error, 3 covcheck's own error (a
+property whose inputs could not be run: the report leaves it out and says so),
+4 no property matched.";
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ReportArgs {
+    /// Only properties whose path contains this text.
+    pub filter: Option<String>,
+    /// Match the filter against the whole property path or test name.
+    #[arg(long)]
+    pub exact: bool,
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Properties to measure at once (default: the number of cores).
+    #[arg(short, long, value_name = "N", value_parser = parse_jobs)]
+    pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub limits: ExecutionLimits,
+    /// How to print the result.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct MinimizeArgs {
@@ -271,6 +320,10 @@ pub struct RunArgs {
     /// growing the bound in steps, to measure what the steps bring.
     #[arg(long)]
     pub fixed_size: bool,
+    /// After the campaigns, write the coverage report (`cargo covcheck
+    /// report`) of the properties that ran.
+    #[arg(long)]
+    pub report: bool,
     /// How to print progress and results.
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,

@@ -21,7 +21,7 @@ use crate::cli::BuildArgs;
 use crate::engine::EngineLibrary;
 use crate::error::{BuildError, WriteError};
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
-use crate::wrapper::{STUBS_ENV, WRAPPER_ENV};
+use crate::wrapper::{KEEP_DEAD_CODE_ENV, STUBS_ENV, WRAPPER_ENV};
 
 /// The weak callback archive built by `build.rs`.
 const STUBS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libcovcheck_sancov_stubs.a"));
@@ -190,6 +190,24 @@ fn instrumented_build_dir(explicit_target_dir: bool, target_dir: &Path) -> PathB
 }
 
 impl Plan {
+    /// The names of the packages under test.
+    pub fn selected_names(&self) -> Vec<String> {
+        self.selected
+            .iter()
+            .filter_map(|id| self.package(id))
+            .map(|p| p.name.to_string())
+            .collect()
+    }
+
+    /// The directories of the packages under test.
+    pub fn selected_roots(&self) -> Vec<PathBuf> {
+        self.selected
+            .iter()
+            .filter_map(|id| self.package(id))
+            .map(|p| package_dir(p.manifest_path.as_std_path()))
+            .collect()
+    }
+
     /// Names of the packages the build of the selected packages compiles.
     fn built_packages(&self) -> std::collections::HashSet<&str> {
         let mut built = std::collections::HashSet::new();
@@ -220,8 +238,12 @@ impl Plan {
 /// Which build of the tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Build {
-    /// SanitizerCoverage and the campaign engine, into `<target>/covcheck`.
+    /// SanitizerCoverage, into the instrumented build directory.
     Instrumented,
+    /// The same with every function kept, even those no test calls, for the
+    /// coverage report (`cargo covcheck report`): a profile of its own, so
+    /// that the campaigns' build and its coverage map stay as they are.
+    Coverage,
     /// What `cargo test` builds, in the same target directory, so that it is
     /// shared with `cargo test`.
     Plain,
@@ -230,7 +252,7 @@ pub enum Build {
 /// Builds the test binaries. Cargo's own diagnostics go to the terminal as
 /// they would under `cargo test`.
 pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBinary>, BuildError> {
-    if kind == Build::Instrumented {
+    if kind != Build::Plain {
         check_toolchain()?;
     }
     run_build(plan, build_command(plan, build, kind)?)
@@ -254,7 +276,7 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         }
     }
     let mut features: Vec<String> = match kind {
-        Build::Instrumented => plan
+        Build::Instrumented | Build::Coverage => plan
             .runtime_names
             .iter()
             .map(|n| format!("{n}/campaign"))
@@ -278,13 +300,18 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         }
         return Ok(command);
     }
-    instrument(&mut command, plan, build)?;
+    instrument(&mut command, plan, build, kind == Build::Coverage)?;
     Ok(command)
 }
 
 /// Makes `command` the instrumented build: its build directory, profile
 /// and rustc wrapper, with the weak callback archive in place.
-fn instrument(command: &mut Command, plan: &Plan, build: &BuildArgs) -> Result<(), BuildError> {
+fn instrument(
+    command: &mut Command,
+    plan: &Plan,
+    build: &BuildArgs,
+    keep_dead_code: bool,
+) -> Result<(), BuildError> {
     std::fs::create_dir_all(&plan.covcheck_dir).map_err(|source| BuildError::Create {
         path: plan.covcheck_dir.clone(),
         source,
@@ -298,14 +325,17 @@ fn instrument(command: &mut Command, plan: &Plan, build: &BuildArgs) -> Result<(
     }
     let exe = std::env::current_exe().map_err(BuildError::CurrentExe)?;
     command.arg("--target-dir").arg(&plan.build_dir);
-    let profile = if build.release { "release" } else { "covcheck" };
+    let base = if build.release { "release" } else { "covcheck" };
+    let profile = if keep_dead_code {
+        "covcheck-report"
+    } else {
+        base
+    };
     command.args(
         plan.instrumented
             .profile_overrides(profile, &plan.built_packages()),
     );
-    if build.release {
-        command.arg("--release");
-    } else {
+    if !build.release {
         command.args([
             "--config",
             "profile.covcheck.inherits=\"release\"",
@@ -313,9 +343,18 @@ fn instrument(command: &mut Command, plan: &Plan, build: &BuildArgs) -> Result<(
             "profile.covcheck.debug-assertions=true",
             "--config",
             "profile.covcheck.overflow-checks=true",
-            "--profile",
-            "covcheck",
         ]);
+    }
+    if keep_dead_code {
+        command
+            .arg("--config")
+            .arg(format!("profile.covcheck-report.inherits=\"{base}\""))
+            .env(KEEP_DEAD_CODE_ENV, "1");
+    }
+    if profile == "release" {
+        command.arg("--release");
+    } else {
+        command.args(["--profile", profile]);
     }
     // RUSTC_WRAPPER (not the workspace wrapper): dependencies are
     // instrumented too. Cargo fingerprints the wrapper's path.

@@ -26,13 +26,20 @@ pub enum Error {
     Junit(WriteError),
     #[error("cannot write the JUnit report: {0}")]
     JunitXml(#[from] quick_junit::SerializeError),
+    /// The coverage report could not be collected (a test binary's debug
+    /// information could not be read).
+    #[error("cannot make the coverage report: {0}")]
+    Report(String),
+    /// A file of the coverage report could not be written.
+    #[error(transparent)]
+    ReportFile(#[from] WriteError),
 }
 
 impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Build(_) | Error::Junit(_) => exit::USAGE,
-            Error::Discover(_) | Error::JunitXml(_) => exit::INTERNAL,
+            Error::Build(_) | Error::Junit(_) | Error::ReportFile(_) => exit::USAGE,
+            Error::Discover(_) | Error::JunitXml(_) | Error::Report(_) => exit::INTERNAL,
         }
     }
 }

@@ -21,6 +21,10 @@ fn main() {
         Some(Command::Run(run)) => run_campaigns(&run),
         Some(Command::Minimize(args)) => cmd::minimize::run(&args, &mut HumanReporter::new()),
         Some(Command::Replay(args)) => cmd::replay::run(&args, &mut HumanReporter::new()),
+        Some(Command::Report(args)) => {
+            let mut reporter = report::for_format(args.message_format);
+            cmd::report::run(&args, reporter.as_mut())
+        }
         None => run_campaigns(&args.run),
     };
     let code = match result {

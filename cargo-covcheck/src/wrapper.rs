@@ -20,6 +20,10 @@ use crate::instrument::{INSTRUMENT_ENV, InstrumentSet};
 pub const WRAPPER_ENV: &str = "COVCHECK_RUSTC_WRAPPER";
 /// Path of the weak-callback archive to link into instrumented executables.
 pub const STUBS_ENV: &str = "COVCHECK_SANCOV_STUBS";
+/// Set for the coverage report's build (a profile of its own): keep
+/// functions no test calls, so that the report shows them as not reached
+/// rather than not at all.
+pub const KEEP_DEAD_CODE_ENV: &str = "COVCHECK_KEEP_DEAD_CODE";
 
 /// The flags that instrument a crate. `-Cpasses=sancov-module` is what makes
 /// the `-sanitizer-coverage-*` options take effect on stable.
@@ -42,8 +46,12 @@ pub fn run(args: Vec<OsString>) -> ! {
     };
     let mut command = Command::new(rustc);
     command.args(rest);
-    if should_instrument(rest) {
+    let instrumented = should_instrument(rest);
+    if instrumented {
         command.args(SANCOV_FLAGS);
+    }
+    if (instrumented || links(rest)) && std::env::var_os(KEEP_DEAD_CODE_ENV).is_some() {
+        command.arg("-Clink-dead-code");
     }
     if links(rest)
         && let Some(stubs) = std::env::var_os(STUBS_ENV)

@@ -63,6 +63,17 @@ pub enum Message {
     },
     /// The run was cut short by a signal (the last line).
     Interrupted { signal: String },
+    /// `cargo covcheck report`: how much of the packages under test one
+    /// property's saved inputs reach.
+    Coverage {
+        property: String,
+        lines_reached: usize,
+        lines_total: usize,
+        /// Inputs run to measure it (corpus cache and seeds).
+        inputs: usize,
+    },
+    /// `cargo covcheck report`: where the report was written (the last line).
+    Report { index: PathBuf, lcov: PathBuf },
 }
 
 impl Message {
@@ -75,8 +86,9 @@ impl Message {
             | Message::Finding { property, .. }
             | Message::Error { property, .. }
             | Message::Warning { property, .. }
-            | Message::Finished { property, .. } => Some(property),
-            Message::Interrupted { .. } => None,
+            | Message::Finished { property, .. }
+            | Message::Coverage { property, .. } => Some(property),
+            Message::Interrupted { .. } | Message::Report { .. } => None,
         }
     }
 

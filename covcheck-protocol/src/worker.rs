@@ -153,6 +153,10 @@ pub enum WorkerMode {
     /// (`cargo covcheck replay`); seeds whose file names are in `skip` were
     /// reported by an earlier worker that died on a later one.
     Replay { skip: Vec<String> },
+    /// Run the corpus cache and the saved seeds once each and report which
+    /// coverage counters they reach (`cargo covcheck report`); with `pcs`,
+    /// also the program counter of every counter, for symbolising.
+    Reach { pcs: bool },
 }
 
 impl WorkerMode {
@@ -234,6 +238,8 @@ pub enum Event {
     Done(Progress),
     /// The outcome of [`WorkerMode::Minimize`].
     Minimized(Box<MinimizeReport>),
+    /// The outcome of [`WorkerMode::Reach`].
+    Reached(Box<ReachReport>),
     /// A replayed seed starts (so that a worker dying on it can be blamed).
     SeedStarted {
         file: String,
@@ -250,6 +256,31 @@ pub enum Event {
     Warning {
         message: String,
     },
+}
+
+/// Which coverage counters a property's saved inputs reach.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ReachReport {
+    /// Inputs run: corpus cache entries and seeds (failure seeds of crash
+    /// kinds are not run: they would end the worker).
+    pub inputs: usize,
+    /// The counters reached, by counter index.
+    pub reached: Vec<ReachedCounter>,
+    /// When asked: the address of each counter's code, as an offset into
+    /// the test binary's file mapping (what a symboliser looks up), in
+    /// counter order.
+    pub pcs: Vec<u64>,
+}
+
+/// A coverage counter that saved inputs reached.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ReachedCounter {
+    pub counter: u32,
+    /// How many inputs reached it.
+    pub inputs: u64,
+    /// When the earliest input that reaches it was saved (its file's
+    /// modification time), in milliseconds since the Unix epoch.
+    pub first_saved_ms: u64,
 }
 
 /// Size and coverage of a set of inputs.

@@ -7,6 +7,7 @@
 pub mod list;
 pub mod minimize;
 pub mod replay;
+pub mod report;
 pub mod run;
 
 use crate::cli::BuildArgs;

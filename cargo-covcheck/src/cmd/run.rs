@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::cli::RunArgs;
+use crate::cli::{ReportArgs, RunArgs};
 use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
 use crate::error::Error;
@@ -48,7 +48,19 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         interrupted: interrupt::interrupted(),
     };
     reporter.report(Event::CampaignsFinished(&summary));
-    Ok(summary.outcome())
+    let outcome = summary.outcome();
+    if args.report && summary.interrupted.is_none() {
+        let report = ReportArgs {
+            filter: args.filter.clone(),
+            exact: args.exact,
+            build: args.build.clone(),
+            jobs: args.jobs,
+            limits: args.limits.clone(),
+            message_format: args.message_format,
+        };
+        return Ok(outcome.worst(super::report::run(&report, reporter)?));
+    }
+    Ok(outcome)
 }
 
 /// The campaigns' settings from the command line, with the dictionary of

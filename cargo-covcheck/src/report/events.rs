@@ -11,6 +11,7 @@ use covcheck_protocol::worker::{
     FailureKind, Finding, MinimizeReport, Progress, SeedResult, TokenUse,
 };
 
+use crate::coverage::model::CoverageReport;
 use crate::discover::Property;
 use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use crate::exit::Outcome;
@@ -56,6 +57,18 @@ pub enum Event<'a> {
     ReplayFinished(&'a ReplaySummary<'a>),
     /// `replay --junit`: the report was written here.
     JunitWritten(&'a Path),
+    /// `report`: the coverage report was written.
+    CoverageWritten(&'a CoverageWritten<'a>),
+}
+
+/// The coverage report of `report` (or `run --report`), written.
+#[derive(Debug)]
+pub struct CoverageWritten<'a> {
+    pub report: &'a CoverageReport,
+    pub index: PathBuf,
+    pub lcov: PathBuf,
+    /// Properties whose inputs could not be run (left out), and why.
+    pub failed: Vec<(&'a Property, String)>,
 }
 
 /// What the supervisor says about one property's campaign.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::events::{Event, Update};
-use super::{Reporter, minimize, replay, text};
+use super::{Reporter, coverage_summary, minimize, replay, text};
 use crate::discover::Property;
 
 /// How often plain (non-terminal) output prints a status line per property.
@@ -76,6 +76,7 @@ impl Reporter for HumanReporter {
             }
             Event::ReplayFinished(summary) => print!("{}", replay::summary(summary)),
             Event::JunitWritten(path) => println!("JUnit report: {}", path.display()),
+            Event::CoverageWritten(written) => print!("{}", coverage_summary::summary(written)),
         }
     }
 }

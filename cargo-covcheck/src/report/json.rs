@@ -37,6 +37,29 @@ impl Reporter for JsonReporter {
                     println!("{}", message.to_line());
                 }
             }
+            Event::CoverageWritten(written) => {
+                for property in &written.report.properties {
+                    let message = Message::Coverage {
+                        property: property.name.clone(),
+                        lines_reached: property.lines_reached,
+                        lines_total: property.lines_total,
+                        inputs: property.inputs,
+                    };
+                    println!("{}", message.to_line());
+                }
+                for (property, problem) in &written.failed {
+                    let message = Message::Error {
+                        property: property.listing.full_path.clone(),
+                        message: problem.clone(),
+                    };
+                    println!("{}", message.to_line());
+                }
+                let message = Message::Report {
+                    index: written.index.clone(),
+                    lcov: written.lcov.clone(),
+                };
+                println!("{}", message.to_line());
+            }
             // The status line of people: the messages carry its numbers.
             Event::CampaignsStarting { .. } => {}
             other => self.human.report(other),

@@ -6,6 +6,7 @@
 //! so that it can be snapshot-tested, and [`junit`] renders `replay` as
 //! JUnit XML.
 
+pub mod coverage_summary;
 pub mod events;
 pub mod human;
 pub mod json;

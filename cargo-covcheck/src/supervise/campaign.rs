@@ -3,10 +3,11 @@
 //! is interrupted; every death's input reproduced and shrunk in a second
 //! worker; every finding saved as a seed and sent to the reporter.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::seeds::{FailureRecord, SeedFile};
@@ -17,8 +18,10 @@ use covcheck_protocol::worker::{
 
 use super::Settings;
 use super::death::Death;
-use super::paths::property_dirs;
+use super::paths::{property_dirs, property_key};
 use super::worker::{WorkerOutcome, run_worker, tail};
+use crate::coverage::model::{FindingMark, SeriesPoint};
+use crate::coverage::series::{SeriesWriter, series_path};
 use crate::discover::Property;
 use crate::error::{SeedNotSaved, ShrinkError};
 use crate::interrupt;
@@ -67,6 +70,10 @@ struct Campaign<'a, 's> {
     seen: HashSet<(FailureKind, String)>,
     /// Workers started so far.
     attempts: u64,
+    /// When the current worker started, from the campaign's start.
+    worker_began: Duration,
+    /// The campaign's progress over time, for the coverage report.
+    series: RefCell<SeriesWriter>,
 }
 
 impl<'a, 's> Campaign<'a, 's> {
@@ -98,6 +105,11 @@ impl<'a, 's> Campaign<'a, 's> {
             summary: Summary::default(),
             seen: HashSet::new(),
             attempts: 0,
+            worker_began: Duration::ZERO,
+            series: RefCell::new(SeriesWriter::new(series_path(
+                &settings.covcheck_dir,
+                &property_key(property),
+            ))),
         };
         campaign.send(Update::Started);
         campaign
@@ -153,6 +165,7 @@ impl<'a, 's> Campaign<'a, 's> {
     /// reporting why) when it could not run.
     fn run(&mut self, config: &WorkerConfig) -> Option<WorkerOutcome> {
         let first = self.attempts == 1;
+        self.worker_began = self.started.elapsed();
         let result =
             run_worker(
                 self.property,
@@ -161,7 +174,9 @@ impl<'a, 's> Campaign<'a, 's> {
                 self.settings,
                 |event| match event {
                     WorkerEvent::Status(p) => {
-                        self.send(Update::Progress(offset(p.clone(), &self.summary)))
+                        let progress = offset(p.clone(), &self.summary);
+                        self.record(&progress);
+                        self.send(Update::Progress(progress))
                     }
                     // Said by every restarted worker: once is enough.
                     WorkerEvent::Warning { message } if first => {
@@ -184,6 +199,7 @@ impl<'a, 's> Campaign<'a, 's> {
     /// another worker should follow.
     fn absorb(&mut self, outcome: WorkerOutcome, config: &WorkerConfig) -> Step {
         let progress = outcome.last_progress;
+        let execs_before = self.summary.execs;
         self.summary.execs += progress.execs;
         self.summary.edges = self.summary.edges.max(progress.edges);
         self.summary.corpus = self.summary.corpus.max(progress.corpus);
@@ -195,13 +211,21 @@ impl<'a, 's> Campaign<'a, 's> {
             self.summary.errors += 1;
             self.send(Update::Error(error));
         }
-        let mut findings = outcome.findings;
+        // A worker counts time and executions from its own start.
+        let began = self.worker_began;
+        let mut findings: Vec<(Finding, (Duration, u64))> = outcome
+            .findings
+            .into_iter()
+            .map(|f| (f, (began, execs_before)))
+            .collect();
         if let Some(death) = outcome.death {
-            findings.push(self.finding_of_death(&death, config));
+            // Counted from the campaign's start already.
+            let finding = self.finding_of_death(&death, config);
+            findings.push((finding, (Duration::ZERO, 0)));
         }
         let found = !findings.is_empty();
-        for finding in findings {
-            self.report_finding(finding);
+        for (finding, from) in findings {
+            self.report_finding(finding, from);
         }
         after_worker(found, self.settings.keep_going)
     }
@@ -231,7 +255,9 @@ impl<'a, 's> Campaign<'a, 's> {
 
     /// Saves a new finding as a seed and reports it; the same failure again
     /// (with `--keep-going`) is dropped.
-    fn report_finding(&mut self, finding: Finding) {
+    /// `from` is where the finding's own time and execution count start,
+    /// from the campaign's start.
+    fn report_finding(&mut self, finding: Finding, from: (Duration, u64)) {
         if !self.seen.insert((finding.kind, finding.location.clone())) {
             return;
         }
@@ -241,12 +267,46 @@ impl<'a, 's> Campaign<'a, 's> {
         } else {
             Err(SeedNotSaved::NoSave)
         };
+        let mark = FindingMark {
+            elapsed_ms: (from.0 + Duration::from_micros(finding.found_after_us)).as_millis()
+                as u64,
+            execs: from.1 + finding.execs_to_find,
+            kind: finding.kind.describe().to_string(),
+            message: finding.message.clone(),
+            value: finding.args.clone(),
+            rerun: self.property.rerun_command(),
+            seed: seed.as_ref().ok().map(|p| p.display().to_string()),
+        };
+        self.warn_if(self.series.borrow_mut().finding(&mark));
         let reported = Box::new(Reported { finding, seed });
         self.send(Update::Finding(reported));
     }
 
+    /// Notes the campaign's progress in its series.
+    fn record(&self, progress: &Progress) {
+        let problem = self.series.borrow_mut().point(SeriesPoint {
+            elapsed_ms: self.started.elapsed().as_millis() as u64,
+            execs: progress.execs,
+            edges: progress.edges as u64,
+            corpus: progress.corpus as u64,
+        });
+        self.warn_if(problem);
+    }
+
+    fn warn_if(&self, problem: Option<String>) {
+        if let Some(problem) = problem {
+            self.send(Update::Warning(problem));
+        }
+    }
+
     fn finish(mut self) -> Summary {
         self.summary.elapsed = self.started.elapsed();
+        self.record(&Progress {
+            execs: self.summary.execs,
+            edges: self.summary.edges,
+            corpus: self.summary.corpus,
+            ..Progress::default()
+        });
         self.send(Update::Finished(self.summary.clone()));
         self.summary
     }

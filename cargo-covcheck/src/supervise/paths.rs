@@ -61,6 +61,7 @@ pub fn mode_name(mode: &WorkerMode) -> &'static str {
         WorkerMode::ShrinkCrash { .. } => "shrink",
         WorkerMode::Minimize { .. } => "minimize",
         WorkerMode::Replay { .. } => "replay",
+        WorkerMode::Reach { .. } => "reach",
     }
 }
 

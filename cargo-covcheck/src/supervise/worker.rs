@@ -9,8 +9,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 
 use covcheck_protocol::inflight::{MAX_CHOICES, inflight_len, read_inflight};
 use covcheck_protocol::worker::{
-    Event, Finding, MinimizeReport, Progress, SeedResult, WORKER_ENV, WorkerConfig, WorkerMode,
-    parse_event,
+    Event, Finding, MinimizeReport, Progress, ReachReport, SeedResult, WORKER_ENV, WorkerConfig,
+    WorkerMode, parse_event,
 };
 
 use super::Settings;
@@ -33,6 +33,7 @@ pub struct WorkerOutcome {
     pub done: bool,
     pub death: Option<Death>,
     pub minimized: Option<Box<MinimizeReport>>,
+    pub reached: Option<Box<ReachReport>>,
     pub replayed: Vec<SeedResult>,
     /// The seed (file name, kind) a replay worker started last and did not finish.
     pub seed_in_flight: Option<(String, String)>,
@@ -201,6 +202,10 @@ impl WorkerOutcome {
             Event::Warning { .. } | Event::Started { .. } => {}
             Event::Minimized(report) => {
                 self.minimized = Some(report);
+                self.done = true;
+            }
+            Event::Reached(report) => {
+                self.reached = Some(report);
                 self.done = true;
             }
             Event::SeedStarted { file, kind } => {

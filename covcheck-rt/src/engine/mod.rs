@@ -11,6 +11,7 @@
 //!   that LibAFL's dependencies never enter its dependency graph.
 //! - [`campaign`]: the fuzzing loop of one property, on that library.
 //! - [`minimize`], [`cover`]: the covering seed suite of `cargo covcheck minimize`.
+//! - [`reach`]: what the saved inputs reach, for `cargo covcheck report`.
 //! - [`crash`]: reproducing and shrinking inputs that kill the process, one
 //!   forked child per try.
 //! - [`inflight`]: the shared slot that keeps the input in flight.
@@ -26,6 +27,7 @@ pub mod input;
 pub(crate) mod library;
 pub mod minimize;
 pub mod mutator;
+pub mod reach;
 pub mod sancov;
 pub mod scheduler;
 
@@ -47,6 +49,7 @@ pub fn run_worker(info: &PropertyInfo, property: &PropertyFn<'_>, request: &Work
             crash::shrink_crash(info, property, request, choices)
         }
         WorkerMode::Minimize { .. } => minimize::run(info, property, request),
+        WorkerMode::Reach { .. } => reach::run(info, property, request),
         WorkerMode::Replay { .. } => unreachable!("replay runs without the engine"),
     };
     if let Err(message) = result {

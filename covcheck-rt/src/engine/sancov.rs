@@ -4,8 +4,9 @@
 //!
 //! - `__sanitizer_cov_8bit_counters_init` hands us the counters, one byte per
 //!   edge, which the engine observes as its coverage map.
-//! - `__sanitizer_cov_pcs_init` must exist because the build asks for a PC
-//!   table (used to relate counters to code); we do not need its contents yet.
+//! - `__sanitizer_cov_pcs_init` hands us the PC table: for each counter, the
+//!   address of its code, which `cargo covcheck report` symbolises into
+//!   source lines ([`pcs`]).
 //! - The `trace_cmp` family and `trace_switch` report integer comparisons;
 //!   `memcmp`/`bcmp` are interposed so that byte-string comparisons (Rust's
 //!   `==`, `starts_with`, `contains` on `str` and `[u8]`) are seen too, which
@@ -57,10 +58,50 @@ pub unsafe extern "C" fn __sanitizer_cov_8bit_counters_init(start: *mut u8, stop
     );
 }
 
+static PCS_START: AtomicPtr<usize> = AtomicPtr::new(std::ptr::null_mut());
+static PCS_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// The address of each counter's code, in counter order (empty when nothing
+/// is instrumented).
+pub fn pcs() -> Vec<usize> {
+    let start = PCS_START.load(Ordering::Acquire);
+    let len = PCS_LEN.load(Ordering::Acquire);
+    if start.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: the PC table is `len` words of (address, flags) pairs that
+    // live as long as the process.
+    let table = unsafe { std::slice::from_raw_parts(start, len) };
+    table.chunks_exact(2).map(|pair| pair[0]).collect()
+}
+
+/// Called by each instrumented module's constructor with the bounds of the
+/// PC table, one (address, flags) pair per counter. As for the counters,
+/// the modules share one section: we keep the union.
+///
 /// # Safety
-/// Called by compiler-generated code.
+/// Called by compiler-generated code with valid section bounds.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn __sanitizer_cov_pcs_init(_start: *const usize, _stop: *const usize) {}
+pub unsafe extern "C" fn __sanitizer_cov_pcs_init(start: *const usize, stop: *const usize) {
+    if start.is_null() || stop <= start {
+        return;
+    }
+    let (start, stop) = (start.cast_mut(), stop.cast_mut());
+    let old_start = PCS_START.load(Ordering::Acquire);
+    let (new_start, new_stop) = if old_start.is_null() {
+        (start, stop)
+    } else {
+        // SAFETY: old_start..old_start+len is the range recorded earlier.
+        let old_stop = unsafe { old_start.add(PCS_LEN.load(Ordering::Acquire)) };
+        (start.min(old_start), stop.max(old_stop))
+    };
+    PCS_START.store(new_start, Ordering::Release);
+    // SAFETY: both pointers are within (or at the end of) the same section.
+    PCS_LEN.store(
+        unsafe { new_stop.offset_from(new_start) } as usize,
+        Ordering::Release,
+    );
+}
 
 /// An integer comparison: both operands zero-extended, and the width in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -19,7 +19,7 @@ use covcheck_protocol::worker::{Event, Progress, emit};
 /// supervisor's silence limit. Inputs that ended an earlier worker of this
 /// minimization (`skip`) are not run again: they count as failing, so the
 /// restarted worker gets past them.
-pub(super) struct Guard {
+pub(crate) struct Guard {
     inflight: RefCell<Inflight>,
     execs: Cell<u64>,
     skip: HashSet<Vec<u64>>,
@@ -28,7 +28,7 @@ pub(super) struct Guard {
 
 impl Guard {
     /// Each run is noted in `inflight` and may take up to `timeout`.
-    pub(super) fn new(inflight: Inflight, skip: HashSet<Vec<u64>>, timeout: Duration) -> Self {
+    pub(crate) fn new(inflight: Inflight, skip: HashSet<Vec<u64>>, timeout: Duration) -> Self {
         Guard {
             inflight: RefCell::new(inflight),
             execs: Cell::new(0),
@@ -42,7 +42,7 @@ impl Guard {
         &self.skip
     }
 
-    pub(super) fn run(&self, property: &PropertyFn<'_>, src: &mut Source) -> Result<(), String> {
+    pub(crate) fn run(&self, property: &PropertyFn<'_>, src: &mut Source) -> Result<(), String> {
         let choices = src.replayed_indices().unwrap_or_default();
         if self.skip.contains(choices) {
             return Err("this input ended an earlier minimize worker".to_string());
@@ -55,7 +55,7 @@ impl Guard {
 }
 
 /// Runs inputs one at a time and reads the features each reached.
-pub(super) struct Meter<'a, 'p> {
+pub(crate) struct Meter<'a, 'p> {
     /// The property behind a [`Guard`].
     property: &'a PropertyFn<'p>,
     skip: &'a HashSet<Vec<u64>>,
@@ -70,7 +70,7 @@ pub(super) struct Meter<'a, 'p> {
 impl<'a, 'p> Meter<'a, 'p> {
     /// Runs `property` (behind `guard`) under `limits`, reading the coverage
     /// `counters` (start, length in bytes).
-    pub(super) fn new(
+    pub(crate) fn new(
         property: &'a PropertyFn<'p>,
         guard: &'a Guard,
         limits: Limits,
@@ -118,7 +118,7 @@ impl<'a, 'p> Meter<'a, 'p> {
     /// Runs `choices` and returns the case and its features; `None` for an
     /// input that ended an earlier worker (left out, and reported by the
     /// supervisor).
-    pub(super) fn measure(&mut self, choices: &[u64]) -> Option<(Case, Vec<u32>)> {
+    pub(crate) fn measure(&mut self, choices: &[u64]) -> Option<(Case, Vec<u32>)> {
         if self.skip.contains(choices) {
             return None;
         }

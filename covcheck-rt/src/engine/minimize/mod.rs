@@ -19,7 +19,7 @@
 //! [`meter`] runs the inputs and reads their features; [`select`] chooses
 //! the suite.
 
-mod meter;
+pub(crate) mod meter;
 mod select;
 
 use std::collections::HashSet;

@@ -1,0 +1,126 @@
+//! `cargo covcheck report` (and `cargo covcheck --report`): what the
+//! campaigns reached, as HTML pages, SVG plots and `lcov.info` under
+//! `<target-dir>/covcheck/report/`.
+//!
+//! Each property's corpus cache and seeds run once in a reach worker on the
+//! instrumented build ([`WorkerMode::Reach`]), in its coverage flavour
+//! ([`Build::Coverage`]: functions no test calls are kept, so that they
+//! show as not reached); the first property of each
+//! test binary also sends the binary's PC table, which [`crate::coverage`]
+//! symbolises into source lines. The plots come from the series every
+//! campaign records as it runs.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+
+use covcheck_protocol::worker::{ReachReport, WorkerMode};
+
+use crate::cli::{ExecutionLimits, ReportArgs};
+use crate::compile::{Build, Plan};
+use crate::coverage::collect::{Measured, collect};
+use crate::discover::{Filter, Property};
+use crate::error::Error;
+use crate::exit::Outcome;
+use crate::report::events::CoverageWritten;
+use crate::report::{Event, Reporter};
+use crate::supervise::{Settings, pool, run_worker, tool_request};
+
+pub fn run(args: &ReportArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
+    let filter = Filter {
+        text: args.filter.as_deref(),
+        exact: args.exact,
+    };
+    let (plan, properties) =
+        super::build_and_discover(&args.build, filter, Build::Coverage, reporter)?;
+    if properties.is_empty() {
+        return Ok(Outcome::NothingTested);
+    }
+    write_report(&plan, &properties, args.jobs, &args.limits, reporter)
+}
+
+/// Measures `properties` (built by [`Build::Coverage`]) and writes their
+/// report.
+fn write_report(
+    plan: &Plan,
+    properties: &[Property],
+    jobs: Option<usize>,
+    limits: &ExecutionLimits,
+    reporter: &mut dyn Reporter,
+) -> Result<Outcome, Error> {
+    let settings = Settings {
+        timeout: limits.timeout,
+        rss_limit_mb: limits.rss_limit_mb,
+        ..Settings::for_tools(plan.covcheck_dir.clone())
+    };
+    let with_pcs = first_of_each_binary(properties);
+    let jobs = pool::jobs(jobs, properties.len());
+    let measure =
+        |n, property, _: &Sender<()>| reach(property, &settings, with_pcs.contains(&n));
+    let results = pool::in_parallel(jobs, properties, measure, |()| {});
+    let mut failed = Vec::new();
+    let mut reached = Vec::new();
+    for (property, result) in properties.iter().zip(results) {
+        match result {
+            Ok(report) => reached.push(Some(report)),
+            Err(problem) => {
+                failed.push((property, problem));
+                reached.push(None);
+            }
+        }
+    }
+    let report = collect(Measured {
+        title: plan.selected_names().join(", "),
+        roots: plan.selected_roots(),
+        excluded: vec![plan.covcheck_dir.clone(), plan.build_dir.clone()],
+        workspace_root: plan.metadata.workspace_root.clone().into_std_path_buf(),
+        covcheck_dir: plan.covcheck_dir.clone(),
+        properties,
+        reached,
+    })
+    .map_err(Error::Report)?;
+    let dir = plan.covcheck_dir.join("report");
+    let index = crate::report::coverage::write(&dir, &report)?;
+    let written = CoverageWritten {
+        report: &report,
+        index,
+        lcov: dir.join("lcov.info"),
+        failed,
+    };
+    reporter.report(Event::CoverageWritten(&written));
+    Ok(Outcome::of(false, !written.failed.is_empty()))
+}
+
+/// The index of the first property of each test binary: it sends the PC
+/// table, the same for every property of the binary.
+fn first_of_each_binary(properties: &[Property]) -> HashSet<usize> {
+    let mut seen: HashSet<&PathBuf> = HashSet::new();
+    properties
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| seen.insert(&p.binary.path))
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// Runs the reach worker of one property.
+fn reach(property: &Property, settings: &Settings, pcs: bool) -> Result<ReachReport, String> {
+    let (work, config) = tool_request(property, settings, WorkerMode::Reach { pcs });
+    let outcome =
+        run_worker(property, &work, &config, settings, |_| {}).map_err(|e| e.to_string())?;
+    if let Some(report) = outcome.reached {
+        return Ok(*report);
+    }
+    if let Some(error) = outcome.errors.into_iter().next() {
+        return Err(error.to_string());
+    }
+    Err(match outcome.death {
+        Some(death) => format!(
+            "an input of its corpus or seeds ended the worker ({}: {}); run \
+             `cargo covcheck minimize` to find it",
+            death.kind.describe(),
+            death.detail
+        ),
+        None => "its worker ended without a report".to_string(),
+    })
+}
