@@ -4,8 +4,11 @@
 //! `covcheck_protocol::messages` lines for tools. The text itself is made
 //! by plain functions that return it ([`text`], [`minimize`], [`replay`]),
 //! so that it can be snapshot-tested, and [`junit`] renders `replay` as
-//! JUnit XML.
+//! JUnit XML. [`coverage`] renders the coverage report of `cargo covcheck
+//! report` (HTML pages with SVG plots, and `lcov.info`) from
+//! [`crate::coverage::model`], and [`coverage_summary`] says what it holds.
 
+pub mod coverage;
 pub mod coverage_summary;
 pub mod events;
 pub mod human;
