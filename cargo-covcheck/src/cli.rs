@@ -254,7 +254,7 @@ pub struct BuildArgs {
     pub target_dir: Option<PathBuf>,
     /// Instrument only these crates (repeatable), besides the selected
     /// packages. By default a campaign instruments the workspace and every
-    /// crate it depends on, less covcheck's runtime and its engine.
+    /// crate it depends on, less covcheck's runtime.
     #[arg(long, value_name = "CRATE")]
     pub instrument: Vec<String>,
     /// Do not instrument this crate (repeatable): its code is then invisible

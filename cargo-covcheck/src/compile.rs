@@ -350,6 +350,15 @@ fn instrument(
             .arg("--config")
             .arg(format!("profile.covcheck-report.inherits=\"{base}\""))
             .env(KEEP_DEAD_CODE_ENV, "1");
+        // Unoptimised, the packages under test keep a block per branch and
+        // no inlined calls, so that each counter's line is the line the
+        // code is on: optimised, `if c { a } else { b }` becomes one
+        // branch-free block attributed to the caller.
+        for name in plan.selected_names() {
+            command.arg("--config").arg(format!(
+                "profile.covcheck-report.package.\"{name}\".opt-level=0"
+            ));
+        }
     }
     if profile == "release" {
         command.arg("--release");

@@ -42,3 +42,8 @@ fn cargo_covcheck_minimize() {
 fn cargo_covcheck_replay() {
     insta::assert_snapshot!(help(&["covcheck", "replay"]));
 }
+
+#[test]
+fn cargo_covcheck_report() {
+    insta::assert_snapshot!(help(&["covcheck", "report"]));
+}

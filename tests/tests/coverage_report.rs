@@ -13,7 +13,7 @@ pub fn reached(x: u64) -> u64 {
     if x % 2 == 0 {
         x / 2
     } else {
-        3 * x + 1
+        x.wrapping_mul(3).wrapping_add(1)
     }
 }
 
@@ -32,10 +32,11 @@ mod tests {
 }
 ";
 
-/// Line numbers in `LIB`.
+/// Line numbers in `LIB`: the two branches, and the signature of the
+/// function no test calls (its one block starts there).
 const EVEN_BRANCH: u32 = 3;
 const ODD_BRANCH: u32 = 5;
-const NEVER_CALLED: u32 = 10;
+const NEVER_CALLED: u32 = 9;
 
 #[test]
 fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
@@ -103,4 +104,27 @@ fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
     let index_html = fs::read_to_string(&index).unwrap();
     assert!(index_html.contains("reach_report::tests::steps"));
     assert!(!index_html.contains("<script"), "no JavaScript");
+    // The source page marks the same lines.
+    let page = fs::read_to_string(index.parent().unwrap().join("files/src_lib_rs.html")).unwrap();
+    let row = |line: u32| -> &str {
+        let start = page
+            .find(&format!("<tr id=\"L{line}\""))
+            .unwrap_or_else(|| panic!("row {line}"));
+        &page[start..start + page[start..].find("</tr>").unwrap()]
+    };
+    assert!(
+        row(EVEN_BRANCH).contains("class=\"hit\""),
+        "{}",
+        row(EVEN_BRANCH)
+    );
+    assert!(
+        row(ODD_BRANCH).contains("class=\"hit\""),
+        "{}",
+        row(ODD_BRANCH)
+    );
+    assert!(
+        row(NEVER_CALLED).contains("class=\"miss\""),
+        "{}",
+        row(NEVER_CALLED)
+    );
 }

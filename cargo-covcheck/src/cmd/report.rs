@@ -55,8 +55,7 @@ fn write_report(
     };
     let with_pcs = first_of_each_binary(properties);
     let jobs = pool::jobs(jobs, properties.len());
-    let measure =
-        |n, property, _: &Sender<()>| reach(property, &settings, with_pcs.contains(&n));
+    let measure = |n, property, _: &Sender<()>| reach(property, &settings, with_pcs.contains(&n));
     let results = pool::in_parallel(jobs, properties, measure, |()| {});
     let mut failed = Vec::new();
     let mut reached = Vec::new();

@@ -41,6 +41,9 @@ struct LineTally {
 
 type Lines = BTreeMap<PathBuf, BTreeMap<u32, LineTally>>;
 
+/// How far past a block's start its first line is looked for, in bytes.
+const MAX_BLOCK: u64 = 256;
+
 /// Builds the report's model; an error names a binary whose debug
 /// information cannot be read.
 pub fn collect(measured: Measured<'_>) -> Result<CoverageReport, String> {
@@ -79,10 +82,21 @@ fn locate(
 ) -> Result<Vec<Option<(PathBuf, u32)>>, String> {
     let symbolizer = Symbolizer::open(binary)?;
     let mut cache: HashMap<PathBuf, bool> = HashMap::new();
+    // A block ends where the next one starts (or after a few instructions).
+    let mut starts: Vec<u64> = pcs.to_vec();
+    starts.sort_unstable();
+    let end_of = |pc: u64| {
+        let next = starts.partition_point(|&s| s <= pc);
+        starts
+            .get(next)
+            .copied()
+            .unwrap_or(pc + MAX_BLOCK)
+            .min(pc + MAX_BLOCK)
+    };
     Ok(pcs
         .iter()
         .map(|&pc| {
-            let (file, line) = symbolizer.line_of(pc)?;
+            let (file, line) = symbolizer.line_of(pc, end_of(pc))?;
             let wanted = *cache
                 .entry(file.clone())
                 .or_insert_with(|| under_test(&file, measured));
@@ -112,7 +126,11 @@ fn tally_binary(
             let Some(Some((file, line))) = located.get(counter.counter as usize) else {
                 continue;
             };
-            let tally = lines.entry(file.clone()).or_default().entry(*line).or_default();
+            let tally = lines
+                .entry(file.clone())
+                .or_default()
+                .entry(*line)
+                .or_default();
             tally.hits += counter.inputs;
             let first = tally.first.entry(n).or_insert(counter.first_saved_ms);
             *first = (*first).min(counter.first_saved_ms);
@@ -121,7 +139,11 @@ fn tally_binary(
     }
     for (counter, place) in located.iter().enumerate() {
         let Some((file, line)) = place else { continue };
-        let tally = lines.entry(file.clone()).or_default().entry(*line).or_default();
+        let tally = lines
+            .entry(file.clone())
+            .or_default()
+            .entry(*line)
+            .or_default();
         let blocks = tally.blocks.entry(binary.to_path_buf()).or_default();
         blocks.0 += 1;
         if reached_counters.contains_key(&(counter as u32)) {

@@ -40,10 +40,34 @@ impl Symbolizer {
         Ok(Symbolizer { loader, base })
     }
 
-    /// The source file and line of the code at `offset` in the mapped
-    /// binary: where the instruction's code was written, inlined or not.
-    pub fn line_of(&self, offset: u64) -> Option<(PathBuf, u32)> {
-        let location = self.loader.find_location(self.base + offset).ok()??;
-        Some((PathBuf::from(location.file?), location.line?))
+    /// The source file and line of the block of code that starts at
+    /// `offset` in the mapped binary and ends before `end`. The counter
+    /// increment that starts the block is the compiler's own code (line 0),
+    /// so the first instruction with a line of its own speaks for the
+    /// block; if that instruction was inlined from another function (a
+    /// `#[inline]` method of std, say), the line of the call in the
+    /// function the block belongs to.
+    pub fn line_of(&self, offset: u64, end: u64) -> Option<(PathBuf, u32)> {
+        let (start, end) = (self.base + offset, self.base + end.max(offset + 1));
+        let mut rows = self.loader.find_location_range(start, end).ok()?;
+        let (address, _, location) = rows.find(|(_, _, l)| l.line.is_some_and(|line| line != 0))?;
+        self.outermost(address)
+            .or_else(|| Some((PathBuf::from(location.file?), location.line?)))
+    }
+
+    /// The location, in the function the code at `address` was compiled
+    /// into, of the (possibly inlined) code there.
+    fn outermost(&self, address: u64) -> Option<(PathBuf, u32)> {
+        let mut frames = self.loader.find_frames(address).ok()?;
+        let mut outer = None;
+        while let Ok(Some(frame)) = frames.next() {
+            if let Some(location) = frame.location
+                && let (Some(file), Some(line)) = (location.file, location.line)
+                && line != 0
+            {
+                outer = Some((PathBuf::from(file), line));
+            }
+        }
+        outer
     }
 }

@@ -14,7 +14,10 @@ pub fn summary(written: &CoverageWritten<'_>) -> String {
         .max()
         .unwrap_or(0)
         .max("property".len());
-    let mut out = format!("{:width$}  {:>15}  {:>8}\n", "property", "lines reached", "inputs");
+    let mut out = format!(
+        "{:width$}  {:>15}  {:>8}\n",
+        "property", "lines reached", "inputs"
+    );
     for property in &report.properties {
         out.push_str(&format!(
             "{:width$}  {:>15}  {:>8}\n",

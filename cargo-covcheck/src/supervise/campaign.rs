@@ -268,8 +268,7 @@ impl<'a, 's> Campaign<'a, 's> {
             Err(SeedNotSaved::NoSave)
         };
         let mark = FindingMark {
-            elapsed_ms: (from.0 + Duration::from_micros(finding.found_after_us)).as_millis()
-                as u64,
+            elapsed_ms: (from.0 + Duration::from_micros(finding.found_after_us)).as_millis() as u64,
             execs: from.1 + finding.execs_to_find,
             kind: finding.kind.describe().to_string(),
             message: finding.message.clone(),
