@@ -353,11 +353,16 @@ fn instrument(
         // Unoptimised, the packages under test keep a block per branch and
         // no inlined calls, so that each counter's line is the line the
         // code is on: optimised, `if c { a } else { b }` becomes one
-        // branch-free block attributed to the caller.
+        // branch-free block attributed to the caller. Without overflow
+        // checks, `i += 1` is not "partly reached" for want of an overflow:
+        // the inputs replayed passed the campaign's build, which checks
+        // overflow, so they run the same here.
         for name in plan.selected_names() {
-            command.arg("--config").arg(format!(
-                "profile.covcheck-report.package.\"{name}\".opt-level=0"
-            ));
+            for setting in ["opt-level=0", "overflow-checks=false"] {
+                command.arg("--config").arg(format!(
+                    "profile.covcheck-report.package.\"{name}\".{setting}"
+                ));
+            }
         }
     }
     if profile == "release" {
