@@ -3,7 +3,7 @@
 //!
 //! Why a library of its own rather than a dependency of covcheck-rt: cargo
 //! allows one semver-compatible version of a crate per build, so LibAFL's
-//! dependency tree (about 130 crates) inside the user's graph made every
+//! dependency tree (98 crates) inside the user's graph made every
 //! crate that pins an older version of one of them (`rustc-demangle`,
 //! `hashbrown`, ...) unable to run campaigns. Built here, from the sources
 //! and lock file embedded in this binary, it is resolved on its own, and

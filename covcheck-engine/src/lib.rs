@@ -4,7 +4,7 @@
 //! `cargo covcheck` builds this crate once per machine, from sources and a
 //! lock file embedded in cargo-covcheck, into a shared library; covcheck-rt
 //! loads it in a campaign worker and drives it through the C ABI of
-//! [`abi`]. That keeps LibAFL's dependency tree (about 80 crates) out of the
+//! [`abi`]. That keeps LibAFL's dependency tree (98 crates) out of the
 //! user's dependency resolution: a crate that pins an older version of one
 //! of them still runs campaigns, and no crate rebuilds LibAFL.
 //!
