@@ -7,13 +7,19 @@ use covcheck_e2e::{Fixture, events};
 use covcheck_protocol::messages::Message;
 
 /// A crate with a function its property reaches (both branches of it) and
-/// one no test ever calls.
+/// one no test ever calls. The odd branch loops, so that it is new coverage
+/// in the campaigns' optimised build too (a branch-free `if` would not be,
+/// and the corpus would never keep an odd input).
 const LIB: &str = "\
 pub fn reached(x: u64) -> u64 {
     if x % 2 == 0 {
         x / 2
     } else {
-        x.wrapping_mul(3).wrapping_add(1)
+        let mut y = x;
+        while y > 9 {
+            y /= 10;
+        }
+        y
     }
 }
 
@@ -32,14 +38,31 @@ mod tests {
 }
 ";
 
-/// Line numbers in `LIB`: the two branches, and the signature of the
-/// function no test calls (its one block starts there).
+/// Line numbers in `LIB`: the even branch, the end of the odd one (its
+/// first lines share a block with the loop's condition), and the signature
+/// of the function no test calls (its one block starts there).
 const EVEN_BRANCH: u32 = 3;
-const ODD_BRANCH: u32 = 5;
-const NEVER_CALLED: u32 = 9;
+const ODD_BRANCH: u32 = 9;
+const NEVER_CALLED: u32 = 13;
+
+/// Forgets what earlier runs of this test left in the shared target
+/// directory (corpus cache, series), so that the report shows this run's
+/// campaigns only.
+fn forget_earlier_runs(package: &str) {
+    for dir in ["corpus", "series"] {
+        let dir = covcheck_e2e::target_dir().join("covcheck").join(dir);
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(package) {
+                let path = entry.path();
+                let _ = fs::remove_dir_all(&path).or_else(|_| fs::remove_file(&path));
+            }
+        }
+    }
+}
 
 #[test]
 fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
+    forget_earlier_runs("reach_report.");
     let fixture = Fixture::new("reach_report", "");
     fs::write(fixture.path().join("src/lib.rs"), LIB).unwrap();
     // Two campaigns, the second resuming the first, then the report.
