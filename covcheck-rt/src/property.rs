@@ -234,15 +234,16 @@ fn install_hook() {
 
 static INSTALL: Once = Once::new();
 
-/// Replaces whatever panic hook is installed (LibAFL's ends the process on
-/// any panic, even one that is caught) by covcheck's capturing hook, which
-/// prints uncaptured panics like the default hook does.
+/// The panic hook of a campaign's worker processes: covcheck's capturing
+/// hook, which keeps the panics of other threads (a thread the property
+/// started) for the report, but prints nothing. A worker's output is a log
+/// no one reads while it runs, and the default hook, with `RUST_BACKTRACE`
+/// set, would symbolise a backtrace of the whole instrumented binary for
+/// every such panic: hundreds of milliseconds, enough to look like a hang.
 #[cfg(feature = "campaign")]
 pub fn take_over_panic_hook() {
     let _replaced = panic::take_hook();
-    // After `take_hook` the default hook is installed; take it to chain to.
-    let default = panic::take_hook();
-    set_capturing_hook(default);
+    set_capturing_hook(Box::new(|_| {}));
     INSTALL.call_once(|| {});
 }
 

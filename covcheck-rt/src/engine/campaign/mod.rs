@@ -41,7 +41,7 @@ use crate::engine::library::{self, Session};
 use crate::engine::scheduler::RarityScheduler;
 use crate::engine::{campaign_limits, instrumented_counters, open_inflight, sancov};
 use crate::info::PropertyInfo;
-use crate::property::PropertyFn;
+use crate::property::{PropertyFn, take_over_panic_hook};
 use crate::source::Limits;
 use corpus::{persist_new_entries, saved_inputs};
 use covcheck_protocol::worker::{Event, Progress, WorkerConfig, emit};
@@ -104,6 +104,7 @@ pub fn run(
     };
     // SAFETY: `side` is declared before `session`, so it outlives it.
     let mut session = unsafe { Session::start(engine, settings, side.host()) }?;
+    take_over_panic_hook();
     let initial = saved_inputs(info, request);
     let mut campaign = Campaign {
         property,
