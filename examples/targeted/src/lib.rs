@@ -6,7 +6,9 @@
 //! length field too narrow, an off-by-one at the end of the byte values),
 //! but no coverage counter measures how long a range is: random bytes hold
 //! ranges of two or three, and a mutation that lengthens one takes the same
-//! branches as before, so a coverage-guided campaign throws it away. The
+//! branches as before (the hit counts grow with the extensions over the
+//! whole input, not with the longest range), so a coverage-guided campaign
+//! usually throws it away. The
 //! property reports the longest range with `target()`; a campaign then
 //! keeps every input that lengthens it and mutates it further, climbing a
 //! byte at a time. `cargo xtask target` measures the longest range found

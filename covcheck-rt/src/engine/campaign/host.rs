@@ -103,9 +103,13 @@ extern "C" fn mutant_ran(ctx: *const c_void, added: bool) {
 }
 
 extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
-    side(ctx).scheduler.borrow_mut().on_add(entry, len);
+    let side = side(ctx);
+    side.scheduler.borrow_mut().on_add(entry, len);
+    side.shared.targets.borrow_mut().entry_added(entry);
 }
 
 extern "C" fn next_entry(ctx: *const c_void) -> usize {
-    side(ctx).scheduler.borrow_mut().next()
+    let side = side(ctx);
+    let targets = side.shared.targets.borrow();
+    side.scheduler.borrow_mut().next(targets.favoured())
 }

@@ -4,10 +4,14 @@
 //! An execution that takes some label past its best is *interesting*, as
 //! one that reaches new coverage is: the host's novelty callback says so,
 //! the engine adds it to the corpus, and its commit makes its values the
-//! new bests. This is what lets a campaign climb a quantity no coverage
-//! counter measures, one mutation at a time. With `--no-target`
-//! ([`WorkerConfig::steer_targets`] off) the bests are still kept, as
-//! executions reach them, but make nothing interesting.
+//! new bests. The corpus entries that hold a best are favoured by the
+//! scheduler ([`Targets::favoured`]): an entry kept for its target value
+//! usually reaches no rare coverage, and by rarity alone it would seldom
+//! be mutated again. Together this lets a campaign climb a quantity no
+//! coverage counter measures, one mutation at a time, from the best input
+//! so far. With `--no-target` ([`WorkerConfig::steer_targets`] off) the
+//! bests are still kept, as executions reach them, but make nothing
+//! interesting and favour nothing.
 //!
 //! A property that never calls `target()` records nothing, so nothing is
 //! ever interesting here and the campaign makes the decisions it made
@@ -29,6 +33,11 @@ pub(super) struct Targets {
     /// The last execution's choices, kept only when it raised one.
     raised_by: Vec<u64>,
     best: Vec<Best>,
+    /// The bests (positions in `best`) the last commit set, whose corpus
+    /// entry the engine is adding.
+    committed: Vec<usize>,
+    /// The corpus entries that hold a best, each once.
+    favoured: Vec<usize>,
 }
 
 /// A label's best value.
@@ -39,6 +48,8 @@ struct Best {
     choices: Vec<u64>,
     /// The input's rendered arguments, once rendered.
     args: Option<Vec<(String, String)>>,
+    /// The corpus entry of the input, when it entered the corpus for it.
+    entry: Option<usize>,
 }
 
 impl Targets {
@@ -53,6 +64,7 @@ impl Targets {
     /// whether any raises its label's best. Without steering, a raised
     /// value becomes the best now, as no commit will follow for it.
     pub(super) fn observe(&mut self, choices: &[u64]) {
+        self.committed.clear();
         self.raised = self.last.iter().any(|(label, value)| {
             self.best
                 .iter()
@@ -85,13 +97,40 @@ impl Targets {
                 value: *value,
                 choices: self.raised_by.clone(),
                 args: None,
+                entry: None,
             };
-            match self.best.iter_mut().find(|b| &b.label == label) {
-                Some(best) if *value > best.value => *best = raised,
+            match self.best.iter().position(|b| &b.label == label) {
+                Some(at) if *value > self.best[at].value => {
+                    self.best[at] = raised;
+                    self.committed.push(at);
+                }
                 Some(_) => {}
-                None => self.best.push(raised),
+                None => {
+                    self.committed.push(self.best.len());
+                    self.best.push(raised);
+                }
             }
         }
+    }
+
+    /// The engine added corpus entry `entry`, right after its commit:
+    /// when steering, it now holds the bests that commit set.
+    pub(super) fn entry_added(&mut self, entry: usize) {
+        if !self.steer || self.committed.is_empty() {
+            return;
+        }
+        for at in self.committed.drain(..) {
+            self.best[at].entry = Some(entry);
+        }
+        self.favoured = self.best.iter().filter_map(|b| b.entry).collect();
+        self.favoured.sort_unstable();
+        self.favoured.dedup();
+    }
+
+    /// The corpus entries that hold a label's best value (none without
+    /// steering, or for a property that calls no `target()`).
+    pub(super) fn favoured(&self) -> &[usize] {
+        &self.favoured
     }
 
     /// Each label's best value with its input, in the order the labels were
@@ -179,6 +218,27 @@ mod tests {
         // A commit for new coverage changes nothing.
         targets.commit();
         assert_eq!(bests(&mut targets), [("len".to_string(), 9.0, vec![2])]);
+    }
+
+    #[test]
+    fn the_entries_holding_a_best_are_favoured_when_steering() {
+        let mut targets = Targets::new(true);
+        run(&mut targets, &[1], &[("len", 1.0), ("depth", 1.0)]);
+        targets.entry_added(4);
+        assert_eq!(targets.favoured(), [4]);
+        run(&mut targets, &[2], &[("len", 2.0), ("depth", 1.0)]);
+        targets.entry_added(6);
+        assert_eq!(targets.favoured(), [4, 6], "depth's best is still entry 4");
+        // An entry added for new coverage alone holds no best.
+        run(&mut targets, &[3], &[("len", 1.0)]);
+        targets.commit();
+        targets.entry_added(7);
+        assert_eq!(targets.favoured(), [4, 6]);
+
+        let mut recorded = Targets::new(false);
+        run(&mut recorded, &[1], &[("len", 1.0)]);
+        recorded.entry_added(1);
+        assert!(recorded.favoured().is_empty());
     }
 
     #[test]
