@@ -320,6 +320,12 @@ pub struct RunArgs {
     /// growing the bound in steps, to measure what the steps bring.
     #[arg(long)]
     pub fixed_size: bool,
+    /// Record the properties' `target()` values without letting them steer
+    /// the campaign (an input that raises one no longer enters the corpus
+    /// for it), to measure what the steering brings. The best values are
+    /// still reported.
+    #[arg(long)]
+    pub no_target: bool,
     /// After the campaigns, write the coverage report (`cargo covcheck
     /// report`) of the properties that ran.
     #[arg(long)]

@@ -16,7 +16,8 @@ use cargo_covcheck::report::{finding_report, minimize, replay, text};
 use cargo_covcheck::suite_coverage::SuiteCoverage;
 use cargo_covcheck::supervise::Death;
 use covcheck_protocol::worker::{
-    FailureKind, Finding, ListedProperty, MinimizeReport, SeedResult, SuiteStats, TokenUse,
+    FailureKind, Finding, ListedProperty, MinimizeReport, SeedResult, SuiteStats, TargetBest,
+    TokenUse,
 };
 
 fn property(name: &str) -> Property {
@@ -89,6 +90,7 @@ fn the_summary_table_of_a_run() {
         failures,
         errors,
         tokens: Vec::new(),
+        targets: Vec::new(),
     };
     let summary = RunSummary {
         rows: vec![
@@ -124,6 +126,7 @@ fn the_summary_of_a_run_with_dictionary_tokens() {
         failures,
         errors: 0,
         tokens,
+        targets: Vec::new(),
     };
     let summary = RunSummary {
         rows: vec![
@@ -135,6 +138,44 @@ fn the_summary_of_a_run_with_dictionary_tokens() {
                 ),
             ),
             (&prints, row(Vec::new(), Vec::new())),
+        ],
+        interrupted: None,
+    };
+    insta::assert_snapshot!(text::summary_table(&summary));
+}
+
+#[test]
+fn the_summary_of_a_run_with_target_values() {
+    let (parses, prints) = (property("parses"), property("prints"));
+    let best = |label: &str, value: f64, args: &[(&str, &str)]| TargetBest {
+        label: label.to_string(),
+        value,
+        choices: vec![3, 1, 4],
+        args: args
+            .iter()
+            .map(|&(name, value)| (name.to_string(), value.to_string()))
+            .collect(),
+    };
+    let row = |targets| Summary {
+        execs: 123_456,
+        edges: 31,
+        corpus: 12,
+        elapsed: Duration::from_millis(2500),
+        failures: Vec::new(),
+        errors: 0,
+        tokens: Vec::new(),
+        targets,
+    };
+    let summary = RunSummary {
+        rows: vec![
+            (
+                &parses,
+                row(vec![
+                    best("depth", 7.0, &[("doc", "[[[]]]"), ("strict", "true")]),
+                    best("fields", 2.5, &[]),
+                ]),
+            ),
+            (&prints, row(Vec::new())),
         ],
         interrupted: None,
     };

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::worker::{FailureKind, Finding, Progress, TokenUse};
+use crate::worker::{FailureKind, Finding, Progress, TargetBest, TokenUse};
 
 /// One line of `--message-format json` output.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -60,6 +60,10 @@ pub enum Message {
         /// in [`Progress::tokens`].
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tokens: Vec<TokenUse>,
+        /// The best value of each `target()` label and the input that
+        /// reached it, as in [`Progress::targets`].
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        targets: Vec<TargetBest>,
     },
     /// The run was cut short by a signal (the last line).
     Interrupted { signal: String },

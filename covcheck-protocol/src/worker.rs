@@ -123,6 +123,12 @@ pub struct WorkerConfig {
     /// every dictionary off.
     #[serde(default = "yes")]
     pub property_dictionary: bool,
+    /// Let the property's `target()` values steer the campaign: an input
+    /// that raises a label's best value enters the corpus, as one with new
+    /// coverage does. Off with `--no-target`, which still records and
+    /// reports the best values, to measure what the steering brings.
+    #[serde(default = "yes")]
+    pub steer_targets: bool,
     /// The campaign engine library (covcheck-engine) a campaign loads;
     /// `cargo covcheck` builds it once per machine.
     #[serde(default)]
@@ -354,7 +360,7 @@ pub struct SeedResult {
     pub micros: u64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Progress {
     pub execs: u64,
     pub corpus: usize,
@@ -365,6 +371,25 @@ pub struct Progress {
     /// first (at most [`TOP_TOKENS`]); empty without a dictionary.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tokens: Vec<TokenUse>,
+    /// The best value of each label the property's `target()` calls
+    /// reported, in the order first reached; empty for a property that
+    /// calls none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetBest>,
+}
+
+/// The highest value a campaign's executions reached for one `target()`
+/// label, and the input that reached it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TargetBest {
+    pub label: String,
+    pub value: f64,
+    /// The input's choices, as a seed stores them.
+    pub choices: Vec<u64>,
+    /// Each argument's `Debug` rendering, in order; empty when the worker
+    /// did not get to render them (a status sent before it died).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<(String, String)>,
 }
 
 /// How many tokens [`Progress::tokens`] names.
@@ -446,6 +471,30 @@ mod tests {
         let line = serde_json::to_string(&with).unwrap();
         assert!(
             line.ends_with(r#""tokens":[{"token":"GET ","entries":12}]}"#),
+            "{line}"
+        );
+        assert_eq!(serde_json::from_str::<Progress>(&line).unwrap(), with);
+    }
+
+    #[test]
+    fn target_values_are_optional_on_the_wire() {
+        let old = r#"{"execs":5,"corpus":2,"edges":9,"elapsed_ms":10}"#;
+        let progress: Progress = serde_json::from_str(old).unwrap();
+        assert!(progress.targets.is_empty());
+        let with = Progress {
+            targets: vec![TargetBest {
+                label: "depth".into(),
+                value: 7.5,
+                choices: vec![1, 2],
+                args: vec![("tree".into(), "[[]]".into())],
+            }],
+            ..progress
+        };
+        let line = serde_json::to_string(&with).unwrap();
+        assert!(
+            line.ends_with(
+                r#""targets":[{"label":"depth","value":7.5,"choices":[1,2],"args":[["tree","[[]]"]]}]}"#
+            ),
             "{line}"
         );
         assert_eq!(serde_json::from_str::<Progress>(&line).unwrap(), with);

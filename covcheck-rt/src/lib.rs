@@ -116,6 +116,14 @@
 //! gives (`0`, `false`, empty, the first variant). A case that should not
 //! count (an input the property does not apply to) can be skipped with
 //! [`assume`].
+//!
+//! ## Steering a campaign
+//!
+//! Coverage tells a campaign which branches an input took, not how far it
+//! got: a queue's length or a tree's depth takes the same branches at 3 as
+//! at 300. [`target()`] reports such a quantity (`target("depth", 7.0)`);
+//! a campaign keeps the inputs that raise it, and reports each label's best
+//! value and the input that reached it.
 
 #![warn(missing_docs)]
 
@@ -137,6 +145,7 @@ mod rng;
 mod runner;
 mod shrink;
 mod source;
+mod target;
 mod text;
 mod watchdog;
 mod worker;
@@ -148,6 +157,7 @@ pub use covcheck_macros::{Generate, covcheck};
 pub use generate::{BoxedGenerator, Generate, Generator};
 pub use property::assume;
 pub use source::Source;
+pub use target::target;
 
 /// Lets the macros' `::covcheck_rt` paths resolve in this crate's own tests.
 #[cfg(test)]

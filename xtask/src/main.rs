@@ -6,6 +6,7 @@ mod dict;
 mod measure;
 mod report_bench;
 mod stats;
+mod target;
 
 use std::process::{Command, ExitCode};
 
@@ -22,6 +23,10 @@ chores:
   dict       what a property's dictionary is worth: examples/hashed_keyword (a keyword no
              comparison reveals) with its `dict` and with --no-dict, same budget
              [--seeds N (5)] [--runs N (1000000)]
+  target     what `target()` is worth: examples/targeted (a quantity no coverage counter
+             measures) steered by its target and with --no-target, same budget: the
+             median best value of each
+             [--seeds N (5)] [--runs N (200000)]
   bench      covcheck (plain and campaign), proptest, quickcheck and libFuzzer on the
              bugs of bench/suite: a Markdown table per target, raw results in CSV
              [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE]
@@ -52,6 +57,7 @@ fn main() -> ExitCode {
             &std::env::args().skip(2).collect::<Vec<_>>(),
         )),
         "dict" => report(dict::main(&std::env::args().skip(2).collect::<Vec<_>>())),
+        "target" => report(target::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "report-bench" => report(report_bench::main()),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use covcheck_protocol::messages::{Message, parse_message};
+use covcheck_protocol::worker::TargetBest;
 use serde_json::Value;
 
 /// Builds cargo-covcheck and returns its path, as cargo reports it (the
@@ -52,6 +53,8 @@ pub struct Run {
     pub found: Option<(u64, u64)>,
     /// Executions per second over the whole campaign.
     pub rate: f64,
+    /// The best value of each `target()` label, as the run finished.
+    pub targets: Vec<TargetBest>,
 }
 
 /// `cargo covcheck` set up for a measurement: a fixed RNG seed, no seeds
@@ -81,14 +84,16 @@ pub fn measuring_command(
     command
 }
 
-/// The first finding (executions and µs to it) and the execution rate, from
-/// `cargo covcheck`'s JSON messages on its stdout; an error message is an
-/// error, and so is a line that looks like a message but is not one (the
-/// protocol and this reader would have drifted apart).
+/// The first finding (executions and µs to it), the execution rate and the
+/// best `target()` values, from `cargo covcheck`'s JSON messages on its
+/// stdout; an error message is an error, and so is a line that looks like
+/// a message but is not one (the protocol and this reader would have
+/// drifted apart).
 pub fn read_events(stdout: &str) -> Result<Run, String> {
     let mut run = Run {
         found: None,
         rate: 0.0,
+        targets: Vec::new(),
     };
     for line in stdout.lines() {
         let Some(message) = parse_message(line) else {
@@ -99,8 +104,12 @@ pub fn read_events(stdout: &str) -> Result<Run, String> {
                 run.found = Some((finding.execs_to_find, finding.found_after_us));
             }
             Message::Finished {
-                execs, elapsed_ms, ..
+                execs,
+                elapsed_ms,
+                targets,
+                ..
             } => {
+                run.targets = targets;
                 run.rate = if elapsed_ms > 0 {
                     execs as f64 * 1000.0 / elapsed_ms as f64
                 } else {

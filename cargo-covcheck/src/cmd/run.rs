@@ -105,6 +105,7 @@ fn settings(
         save: !args.no_save,
         cmp_mutations: !args.no_cmp,
         size_steps: !args.fixed_size,
+        steer_targets: !args.no_target,
         dictionary,
         seed,
         covcheck_dir: plan.covcheck_dir.clone(),

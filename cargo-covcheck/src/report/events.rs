@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use covcheck_protocol::seeds::SeedError;
 use covcheck_protocol::worker::{
-    FailureKind, Finding, MinimizeReport, Progress, SeedResult, TokenUse,
+    FailureKind, Finding, MinimizeReport, Progress, SeedResult, TargetBest, TokenUse,
 };
 
 use crate::coverage::model::CoverageReport;
@@ -105,6 +105,9 @@ pub struct Summary {
     pub errors: usize,
     /// The dictionary tokens that led to the most corpus entries.
     pub tokens: Vec<TokenUse>,
+    /// The best value of each label the property's `target()` calls
+    /// reported, and the input that reached it.
+    pub targets: Vec<TargetBest>,
 }
 
 /// The end of `run`: every property's campaign.

@@ -103,6 +103,7 @@ fn message(property: &Property, update: Update) -> Message {
             elapsed_ms: summary.elapsed.as_millis() as u64,
             findings: summary.failures.len(),
             tokens: summary.tokens,
+            targets: summary.targets,
         },
     }
 }

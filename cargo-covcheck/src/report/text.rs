@@ -2,7 +2,7 @@
 //! each finding and the summary table, as strings, with the small helpers
 //! (counts, plurals) the other reports share.
 
-use covcheck_protocol::worker::{FailureKind, Progress, TokenUse};
+use covcheck_protocol::worker::{FailureKind, Progress, TargetBest, TokenUse};
 
 use super::events::{Reported, RunSummary, Summary};
 use crate::discover::Property;
@@ -60,6 +60,41 @@ pub fn token_list(tokens: &[TokenUse]) -> String {
         .map(|t| format!("\"{}\" {}", t.token, t.entries))
         .collect();
     items.join(", ")
+}
+
+/// `len = 12 by ops = [Push(1), Pop]`: a label's best `target()` value
+/// and the arguments of the input that reached it (its choices when the
+/// worker died before rendering them).
+pub fn target_line(best: &TargetBest) -> String {
+    let input = if best.args.is_empty() {
+        format!("choices {:?}", best.choices)
+    } else {
+        let args: Vec<String> = best
+            .args
+            .iter()
+            .map(|(name, value)| format!("{name} = {}", one_line(value)))
+            .collect();
+        args.join(", ")
+    };
+    format!("{} = {} by {input}", best.label, best.value)
+}
+
+/// A `{:#?}` rendering on one line: `[\n    1,\n    2,\n]` becomes `[1, 2]`.
+fn one_line(rendering: &str) -> String {
+    let mut out = String::new();
+    for line in rendering.lines().map(str::trim) {
+        let closes = line.starts_with([']', ')', '}']);
+        if closes && out.ends_with(',') {
+            out.pop();
+        }
+        let tight =
+            out.is_empty() || out.ends_with(['[', '(']) || (closes && !line.starts_with('}'));
+        if !tight {
+            out.push(' ');
+        }
+        out.push_str(line);
+    }
+    out
 }
 
 /// "1 property", "2 properties".
@@ -164,6 +199,18 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
             ));
         }
     }
+    if summary.rows.iter().any(|(_, row)| !row.targets.is_empty()) {
+        table.push_str("\nBest target() values, and the input that reached each:\n");
+        for (property, row) in &summary.rows {
+            for best in &row.targets {
+                table.push_str(&format!(
+                    "{:width$}  {}\n",
+                    property.listing.full_path,
+                    target_line(best)
+                ));
+            }
+        }
+    }
     let failed = summary.failures() > 0 || summary.errors() > 0;
     let verdict = match summary.interrupted {
         Some(signal) => format!(
@@ -217,6 +264,7 @@ mod tests {
             edges: 211,
             elapsed_ms: 2_000,
             tokens: Vec::new(),
+            targets: Vec::new(),
         };
         let plain = status_line(&progress, 0);
         assert!(!plain.contains("tokens"), "{plain}");
@@ -233,6 +281,28 @@ mod tests {
             format!("{plain} tokens: \"GET \" 12, \"\\x0d\\x0a\" 3, \"Host:\" 2")
                 .replace("0 findings", "1 findings")
         );
+    }
+
+    #[test]
+    fn a_target_line_names_the_best_value_and_its_input() {
+        let mut best = TargetBest {
+            label: "ascending run".into(),
+            value: 12.0,
+            choices: vec![3, 4],
+            args: vec![("data".into(), "[1, 2, 3]".into())],
+        };
+        assert_eq!(target_line(&best), "ascending run = 12 by data = [1, 2, 3]");
+        best.args = vec![(
+            "op".into(),
+            "Push {\n    values: [\n        1,\n        2,\n    ],\n}".into(),
+        )];
+        assert_eq!(
+            target_line(&best),
+            "ascending run = 12 by op = Push { values: [1, 2] }"
+        );
+        best.args.clear();
+        best.value = 0.5;
+        assert_eq!(target_line(&best), "ascending run = 0.5 by choices [3, 4]");
     }
 
     #[test]

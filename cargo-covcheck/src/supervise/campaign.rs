@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::seeds::{FailureRecord, SeedFile};
 use covcheck_protocol::worker::{
-    CAMPAIGN_MAX_LEN, Event as WorkerEvent, FailureKind, Finding, Progress, TokenUse, WorkerConfig,
-    WorkerMode, top_tokens,
+    CAMPAIGN_MAX_LEN, Event as WorkerEvent, FailureKind, Finding, Progress, TargetBest, TokenUse,
+    WorkerConfig, WorkerMode, top_tokens,
 };
 
 use super::Settings;
@@ -145,6 +145,7 @@ impl<'a, 's> Campaign<'a, 's> {
             cmp_mutations: settings.cmp_mutations,
             stop_on_failure: !settings.keep_going,
             size_steps: settings.size_steps,
+            steer_targets: settings.steer_targets,
             dictionary: Some(self.dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
             property_dictionary: settings.dictionary,
             engine: settings.engine.clone(),
@@ -204,6 +205,7 @@ impl<'a, 's> Campaign<'a, 's> {
         self.summary.edges = self.summary.edges.max(progress.edges);
         self.summary.corpus = self.summary.corpus.max(progress.corpus);
         self.summary.tokens = add_tokens(&self.summary.tokens, progress.tokens);
+        self.summary.targets = best_targets(&self.summary.targets, progress.targets);
         if outcome.interrupted.is_some() {
             return Step::Stop;
         }
@@ -328,8 +330,24 @@ fn offset(p: Progress, before: &Summary) -> Progress {
     Progress {
         execs: p.execs + before.execs,
         tokens: add_tokens(&before.tokens, p.tokens),
+        targets: best_targets(&before.targets, p.targets),
         ..p
     }
+}
+
+/// The best `target()` values of earlier workers and of `later`: for each
+/// label, the higher value and the input that reached it (an earlier
+/// worker's on a tie, as it got there first).
+fn best_targets(before: &[TargetBest], later: Vec<TargetBest>) -> Vec<TargetBest> {
+    let mut all = before.to_vec();
+    for best in later {
+        match all.iter_mut().find(|b| b.label == best.label) {
+            Some(b) if best.value > b.value => *b = best,
+            Some(_) => {}
+            None => all.push(best),
+        }
+    }
+    all
 }
 
 /// The token counts of earlier workers and of `later`, added up (each
@@ -422,6 +440,31 @@ mod tests {
         assert_eq!(
             add_tokens(&uses(&[("a", 2), ("b", 1)]), uses(&[("b", 3), ("c", 1)])),
             uses(&[("b", 4), ("a", 2), ("c", 1)])
+        );
+    }
+
+    #[test]
+    fn restarted_workers_keep_the_best_target_value_of_each_label() {
+        let best = |label: &str, value: f64, choice: u64| TargetBest {
+            label: label.into(),
+            value,
+            choices: vec![choice],
+            args: Vec::new(),
+        };
+        assert_eq!(
+            best_targets(
+                &[best("depth", 3.0, 1), best("len", 9.0, 2)],
+                vec![
+                    best("len", 7.0, 3),
+                    best("depth", 5.0, 4),
+                    best("x", 1.0, 5)
+                ]
+            ),
+            [
+                best("depth", 5.0, 4),
+                best("len", 9.0, 2),
+                best("x", 1.0, 5)
+            ]
         );
     }
 }

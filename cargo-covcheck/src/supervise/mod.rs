@@ -42,6 +42,8 @@ pub struct Settings {
     pub save: bool,
     pub cmp_mutations: bool,
     pub size_steps: bool,
+    /// Let `target()` values steer campaigns (off with `--no-target`).
+    pub steer_targets: bool,
     /// Give campaigns their dictionaries: the crates' literals and the
     /// properties' own tokens (off with `--no-dict`).
     pub dictionary: bool,
@@ -65,6 +67,7 @@ impl Settings {
             save: false,
             cmp_mutations: true,
             size_steps: true,
+            steer_targets: true,
             dictionary: true,
             seed: 0,
             covcheck_dir,

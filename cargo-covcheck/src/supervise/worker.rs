@@ -63,6 +63,7 @@ pub fn tool_request(
         cmp_mutations: settings.cmp_mutations,
         stop_on_failure: true,
         size_steps: settings.size_steps,
+        steer_targets: settings.steer_targets,
         dictionary: None,
         property_dictionary: false,
         engine: None,

@@ -6,6 +6,12 @@
 //! The weight of entry `e` is
 //! `Σ 1/freq(c) for counters c it hits  ×  32/(32 + len(e))  ÷  √(1 + picks(e))`,
 //! where `freq(c)` is the number of entries hitting counter `c`.
+//!
+//! Entries the caller *favours* (those holding the best value of a
+//! `target()` label) get half of the picks between them, so that a
+//! campaign climbs from its best input: such an entry rarely reaches rare
+//! coverage. With none favoured, no random number is drawn for it, so a
+//! property without `target()` is scheduled exactly as before.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -98,9 +104,13 @@ impl RarityScheduler {
         self.recompute();
     }
 
-    /// The corpus entry to mutate next; the corpus is never empty when the
-    /// engine asks.
-    pub fn next(&mut self) -> usize {
+    /// The corpus entry to mutate next: one of `favoured` (engine corpus
+    /// ids) half of the time when there are any, else by weight. The
+    /// corpus is never empty when the engine asks.
+    pub fn next(&mut self, favoured: &[usize]) -> usize {
+        if !favoured.is_empty() && self.rng.at_most(1) == 0 {
+            return favoured[self.rng.at_most(favoured.len() as u64 - 1) as usize];
+        }
         let weights: Vec<f64> = self
             .entries
             .iter()

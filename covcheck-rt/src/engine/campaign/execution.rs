@@ -1,12 +1,14 @@
 //! One execution of the campaign: the harness the engine calls with each input,
 //! and what it shares with the fuzz loop (a failure it caught, the failures
-//! already reported, the execution count, the novelty check).
+//! already reported, the execution count, the novelty check, the best
+//! `target()` values).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::Instant;
 
+use super::targets::Targets;
 use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
 use crate::property::{Failure, Origin, PropertyFn, Status, execute};
@@ -33,14 +35,25 @@ pub(super) struct Shared {
     /// does for every tool (setting LibAFL up is not searching).
     pub(super) first_exec: Cell<Option<Instant>>,
     pub(super) novelty: Rc<RefCell<Novelty>>,
+    pub(super) targets: RefCell<Targets>,
 }
 
 impl Shared {
+    /// What the harness and the fuzz loop share at the start, `target()`
+    /// values steering the campaign when `steer_targets`.
+    pub(super) fn new(steer_targets: bool) -> Shared {
+        Shared {
+            targets: RefCell::new(Targets::new(steer_targets)),
+            ..Shared::default()
+        }
+    }
+
     /// The harness: runs `input` with the body traced by the coverage
-    /// counters (`counters`, `len` bytes), notes it in the in-flight slot
-    /// first (so that a crash names it), judges its coverage's novelty and
-    /// catches a new failure. Returns whether it failed (a crash, for
-    /// LibAFL's objectives).
+    /// counters (`counters`, `len` bytes) and its `target()` values
+    /// recorded, notes it in the in-flight slot first (so that a crash
+    /// names it), judges the novelty of its coverage and of its target
+    /// values, and catches a new failure. Returns whether it failed (a
+    /// crash, for LibAFL's objectives).
     pub(super) fn execute(
         &self,
         property: &PropertyFn<'_>,
@@ -54,7 +67,12 @@ impl Shared {
         }
         self.execs.set(self.execs.get() + 1);
         inflight.store(self.execs.get(), input);
+        crate::target::start();
         let case = execute(property, Source::replay(input.to_vec(), limits), false);
+        let mut targets = self.targets.borrow_mut();
+        crate::target::stop(&mut targets.last);
+        targets.observe(input);
+        drop(targets);
         // SAFETY: the counters section lives as long as the process, and
         // nothing else touches it while the harness runs.
         let counters = unsafe { std::slice::from_raw_parts_mut(counters, len) };
@@ -74,6 +92,12 @@ impl Shared {
             }
             _ => false,
         }
+    }
+
+    /// Whether the last execution is new: new coverage, or a `target()`
+    /// value past its label's best.
+    pub(super) fn last_was_new(&self) -> bool {
+        self.novelty.borrow().last_was_new() || self.targets.borrow().is_new()
     }
 
     /// Whether a failure waits to be reported.

@@ -1,6 +1,7 @@
 //! covcheck's side of a campaign session: what the engine calls back for
 //! over the C ABI ([`crate::engine::abi::Host`]): run an input, judge its
-//! novelty, mutate a corpus entry, schedule the next one.
+//! novelty (new coverage or a better `target()` value), mutate a corpus
+//! entry, schedule the next one.
 //!
 //! The engine may call [`is_new`] from its crash and timeout handlers while
 //! [`execute`] runs, so every callback takes [`HostSide`] by shared
@@ -68,7 +69,7 @@ extern "C" fn execute(ctx: *const c_void, input: Choices) -> bool {
 }
 
 extern "C" fn is_new(ctx: *const c_void) -> bool {
-    side(ctx).shared.novelty.borrow().last_was_new()
+    side(ctx).shared.last_was_new()
 }
 
 extern "C" fn commit(ctx: *const c_void) {
@@ -78,6 +79,7 @@ extern "C" fn commit(ctx: *const c_void) {
     // classified counts of the input being added.
     let counters = unsafe { std::slice::from_raw_parts_mut(side.counters.0, side.counters.1) };
     side.shared.novelty.borrow_mut().commit(counters);
+    side.shared.targets.borrow_mut().commit();
 }
 
 extern "C" fn mutate(ctx: *const c_void, entry: usize, input: Choices, out: *mut Choices) -> bool {
@@ -101,9 +103,13 @@ extern "C" fn mutant_ran(ctx: *const c_void, added: bool) {
 }
 
 extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
-    side(ctx).scheduler.borrow_mut().on_add(entry, len);
+    let side = side(ctx);
+    side.scheduler.borrow_mut().on_add(entry, len);
+    side.shared.targets.borrow_mut().entry_added(entry);
 }
 
 extern "C" fn next_entry(ctx: *const c_void) -> usize {
-    side(ctx).scheduler.borrow_mut().next()
+    let side = side(ctx);
+    let targets = side.shared.targets.borrow();
+    side.scheduler.borrow_mut().next(targets.favoured())
 }

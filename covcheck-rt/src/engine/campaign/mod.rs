@@ -9,7 +9,8 @@
 //! ([`execution`]), its mutator ([`mutation`]), a rarity scheduler
 //! ([`crate::engine::scheduler`]), and the novelty check
 //! ([`crate::engine::cover::Novelty`]), which does LibAFL's max-map rule in
-//! one pass that skips zero words.
+//! one pass that skips zero words, together with the best values of the
+//! property's `target()` calls ([`targets`]).
 //!
 //! A campaign runs in stages: [`run`] reads the dictionary ([`tokens`]) and
 //! starts an engine session; the corpus starts from the corpus cache, the covering
@@ -29,6 +30,7 @@ mod fresh;
 mod host;
 mod mutation;
 mod report;
+mod targets;
 mod tokens;
 
 use std::cell::{Cell, RefCell};
@@ -38,11 +40,12 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::engine::abi::{Engine, Settings};
 use crate::engine::library::{self, Session};
+use crate::engine::rendered_pairs;
 use crate::engine::scheduler::RarityScheduler;
 use crate::engine::{campaign_limits, instrumented_counters, open_inflight, sancov};
 use crate::info::PropertyInfo;
-use crate::property::{PropertyFn, take_over_panic_hook};
-use crate::source::Limits;
+use crate::property::{PropertyFn, execute, take_over_panic_hook};
+use crate::source::{Limits, Source};
 use corpus::{persist_new_entries, saved_inputs};
 use covcheck_protocol::worker::{Event, Progress, WorkerConfig, emit};
 use execution::Shared;
@@ -71,7 +74,7 @@ pub fn run(
     let limits = campaign_limits(base.limits);
     let counters = instrumented_counters(info)?;
     let engine = load_engine(info, request)?;
-    let shared = Shared::default();
+    let shared = Shared::new(request.steer_targets);
     let max_choices = Cell::new(limits.max_choices);
     let scheduler = RarityScheduler::new(request.rng_seed ^ 0x5eed);
     let edges = scheduler.edges();
@@ -274,6 +277,12 @@ impl Campaign<'_, '_> {
             edges: self.edges.get(),
             elapsed_ms: self.started.elapsed().as_millis() as u64,
             tokens: self.token_counts.borrow().top(),
+            targets: self.shared.targets.borrow_mut().report(|choices| {
+                // Rendering runs the property again, outside the harness:
+                // nothing it does counts as an execution of the campaign.
+                let input = Source::replay(choices.to_vec(), self.limits);
+                rendered_pairs(&execute(self.property, input, true))
+            }),
         }
     }
 }
