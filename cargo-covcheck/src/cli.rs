@@ -11,6 +11,9 @@ use crate::error::ArgError;
 #[derive(Parser, Debug)]
 #[command(bin_name = "cargo", styles = clap::builder::Styles::styled())]
 pub enum Cargo {
+    // The line is clap's `about` text: `#[covcheck]` is an attribute there,
+    // not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// Coverage-guided campaigns for #[covcheck] properties.
     Covcheck(Covcheck),
 }

@@ -4,7 +4,7 @@
 //! build directory of its own so that the user's normal build stays valid.
 //!
 //! That build directory is shared by every crate on the machine (see
-//! [`instrumented_build_dir`]): covcheck-rt is built once per machine and
+//! `instrumented_build_dir`): covcheck-rt is built once per machine and
 //! toolchain, not once per crate, and so is the campaign engine library
 //! ([`crate::engine`], LibAFL, about a minute on two cores), which is built
 //! there on its own, outside the user's dependency graph. Cargo keeps the

@@ -14,9 +14,9 @@
 //!
 //! Two more bring generators written for other tools, each behind a feature
 //! of covcheck-rt so that nobody else builds those crates:
-//! [`arbitrary()`] (feature `arbitrary`) for any type that implements
+//! `arbitrary()` (feature `arbitrary`) for any type that implements
 //! `arbitrary::Arbitrary`, the input of a cargo-fuzz target, and
-//! [`strategy()`] (feature `proptest`) for any proptest strategy. Both read
+//! `strategy()` (feature `proptest`) for any proptest strategy. Both read
 //! their randomness from the choice sequence (bytes for `arbitrary`, 32-bit
 //! words for proptest's RNG), so their values are mutated, shrunk and saved
 //! like any other.
