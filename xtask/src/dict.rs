@@ -10,45 +10,13 @@
 //! marked `≥`).
 
 use crate::campaigns::Examples;
+use crate::options::Options;
 use crate::stats::{Measured, median};
 
 const EXAMPLE: &str = "hashed_keyword";
 
-struct Options {
-    seeds: u64,
-    runs: u64,
-}
-
-impl Options {
-    fn parse(args: &[String]) -> Result<Options, String> {
-        let mut options = Options {
-            seeds: 5,
-            runs: 1_000_000,
-        };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = |name: &str| -> Result<u64, String> {
-                args.next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or(format!("{name} needs a positive number"))
-            };
-            match arg.as_str() {
-                "--seeds" => options.seeds = value("--seeds")?,
-                "--runs" => options.runs = value("--runs")?,
-                other => {
-                    return Err(format!(
-                        "unknown option `{other}`; options: --seeds N, --runs N"
-                    ));
-                }
-            }
-        }
-        Ok(options)
-    }
-}
-
 pub fn main(args: &[String]) -> Result<(), String> {
-    let options = Options::parse(args)?;
+    let options = Options::parse(args, 1_000_000)?;
     let examples = Examples::build()?;
     println!(
         "`{EXAMPLE}`, {} seeds, {} executions each:\n",

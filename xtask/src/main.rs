@@ -4,6 +4,7 @@ mod bench;
 mod campaigns;
 mod dict;
 mod measure;
+mod options;
 mod report_bench;
 mod stats;
 mod target;

@@ -8,46 +8,14 @@
 //! budget, and prints the median best value of each and their ratio.
 
 use crate::campaigns::Examples;
+use crate::options::Options;
 use crate::stats::exact_median;
 
 const EXAMPLE: &str = "targeted";
 const LABEL: &str = "longest range";
 
-struct Options {
-    seeds: u64,
-    runs: u64,
-}
-
-impl Options {
-    fn parse(args: &[String]) -> Result<Options, String> {
-        let mut options = Options {
-            seeds: 5,
-            runs: 200_000,
-        };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = |name: &str| -> Result<u64, String> {
-                args.next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or(format!("{name} needs a positive number"))
-            };
-            match arg.as_str() {
-                "--seeds" => options.seeds = value("--seeds")?,
-                "--runs" => options.runs = value("--runs")?,
-                other => {
-                    return Err(format!(
-                        "unknown option `{other}`; options: --seeds N, --runs N"
-                    ));
-                }
-            }
-        }
-        Ok(options)
-    }
-}
-
 pub fn main(args: &[String]) -> Result<(), String> {
-    let options = Options::parse(args)?;
+    let options = Options::parse(args, 200_000)?;
     let examples = Examples::build()?;
     let steered = best_values(&examples, &options, &[])?;
     let recorded = best_values(&examples, &options, &["--no-target"])?;

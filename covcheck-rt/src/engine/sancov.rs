@@ -20,52 +20,76 @@ use std::cell::Cell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
-static COUNTERS_START: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
-static COUNTERS_LEN: AtomicUsize = AtomicUsize::new(0);
+/// A linker section that the instrumented modules report one by one: all
+/// modules of one binary share the section, so the ranges they report touch
+/// or overlap, and we keep their union.
+struct Section<T> {
+    start: AtomicPtr<T>,
+    len: AtomicUsize,
+}
+
+impl<T> Section<T> {
+    const fn new() -> Self {
+        Section {
+            start: AtomicPtr::new(std::ptr::null_mut()),
+            len: AtomicUsize::new(0),
+        }
+    }
+
+    /// (start, length in elements); null and 0 when none was reported.
+    fn get(&self) -> (*mut T, usize) {
+        (
+            self.start.load(Ordering::Acquire),
+            self.len.load(Ordering::Acquire),
+        )
+    }
+
+    /// Widens the section to include `start..stop`.
+    ///
+    /// # Safety
+    /// `start..stop` must be a range of the section.
+    unsafe fn include(&self, start: *mut T, stop: *mut T) {
+        if start.is_null() || stop <= start {
+            return;
+        }
+        let (old_start, old_len) = self.get();
+        let (new_start, new_stop) = if old_start.is_null() {
+            (start, stop)
+        } else {
+            // SAFETY: old_start..old_start+len is the range recorded earlier.
+            let old_stop = unsafe { old_start.add(old_len) };
+            (start.min(old_start), stop.max(old_stop))
+        };
+        self.start.store(new_start, Ordering::Release);
+        // SAFETY: both pointers are within (or at the end of) the same section.
+        let len = unsafe { new_stop.offset_from(new_start) } as usize;
+        self.len.store(len, Ordering::Release);
+    }
+}
+
+static COUNTERS: Section<u8> = Section::new();
+static PCS: Section<usize> = Section::new();
 
 /// The instrumented code's 8-bit counters (empty when nothing is instrumented).
 pub fn counters() -> (*mut u8, usize) {
-    (
-        COUNTERS_START.load(Ordering::Acquire),
-        COUNTERS_LEN.load(Ordering::Acquire),
-    )
+    COUNTERS.get()
 }
 
 /// Called by each instrumented module's constructor with the bounds of the
-/// counters section. All modules of one binary share one linker section, so
-/// the ranges touch or overlap; we keep their union.
+/// counters section.
 ///
 /// # Safety
 /// Called by compiler-generated code with valid section bounds.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __sanitizer_cov_8bit_counters_init(start: *mut u8, stop: *mut u8) {
-    if start.is_null() || stop <= start {
-        return;
-    }
-    let old_start = COUNTERS_START.load(Ordering::Acquire);
-    let (new_start, new_stop) = if old_start.is_null() {
-        (start, stop)
-    } else {
-        // SAFETY: old_start..old_start+len is the range recorded earlier.
-        let old_stop = unsafe { old_start.add(COUNTERS_LEN.load(Ordering::Acquire)) };
-        (start.min(old_start), stop.max(old_stop))
-    };
-    COUNTERS_START.store(new_start, Ordering::Release);
-    // SAFETY: both pointers are within (or at the end of) the same section.
-    COUNTERS_LEN.store(
-        unsafe { new_stop.offset_from(new_start) } as usize,
-        Ordering::Release,
-    );
+    // SAFETY: the compiler's bounds of the counters section.
+    unsafe { COUNTERS.include(start, stop) }
 }
-
-static PCS_START: AtomicPtr<usize> = AtomicPtr::new(std::ptr::null_mut());
-static PCS_LEN: AtomicUsize = AtomicUsize::new(0);
 
 /// The address of each counter's code, in counter order (empty when nothing
 /// is instrumented).
 pub fn pcs() -> Vec<usize> {
-    let start = PCS_START.load(Ordering::Acquire);
-    let len = PCS_LEN.load(Ordering::Acquire);
+    let (start, len) = PCS.get();
     if start.is_null() {
         return Vec::new();
     }
@@ -76,31 +100,14 @@ pub fn pcs() -> Vec<usize> {
 }
 
 /// Called by each instrumented module's constructor with the bounds of the
-/// PC table, one (address, flags) pair per counter. As for the counters,
-/// the modules share one section: we keep the union.
+/// PC table, one (address, flags) pair per counter.
 ///
 /// # Safety
 /// Called by compiler-generated code with valid section bounds.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn __sanitizer_cov_pcs_init(start: *const usize, stop: *const usize) {
-    if start.is_null() || stop <= start {
-        return;
-    }
-    let (start, stop) = (start.cast_mut(), stop.cast_mut());
-    let old_start = PCS_START.load(Ordering::Acquire);
-    let (new_start, new_stop) = if old_start.is_null() {
-        (start, stop)
-    } else {
-        // SAFETY: old_start..old_start+len is the range recorded earlier.
-        let old_stop = unsafe { old_start.add(PCS_LEN.load(Ordering::Acquire)) };
-        (start.min(old_start), stop.max(old_stop))
-    };
-    PCS_START.store(new_start, Ordering::Release);
-    // SAFETY: both pointers are within (or at the end of) the same section.
-    PCS_LEN.store(
-        unsafe { new_stop.offset_from(new_start) } as usize,
-        Ordering::Release,
-    );
+    // SAFETY: the compiler's bounds of the PC table.
+    unsafe { PCS.include(start.cast_mut(), stop.cast_mut()) }
 }
 
 /// An integer comparison: both operands zero-extended, and the width in bytes.
