@@ -182,6 +182,10 @@ impl Fixture {
     }
 
     /// `cargo covcheck <args>` on the fixture, to add to before it runs.
+    /// One worker per property unless `args` say `-j`: a campaign on one
+    /// worker with a fixed seed and execution budget runs the same way
+    /// every time, on any machine (with more, the workers' sharing depends
+    /// on timing, and the default is the machine's number of cores).
     pub fn covcheck_command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(cargo_covcheck());
         command
@@ -190,7 +194,8 @@ impl Fixture {
             .arg("--manifest-path")
             .arg(self.path().join("Cargo.toml"))
             .arg("--target-dir")
-            .arg(target_dir());
+            .arg(target_dir())
+            .env("COVCHECK_JOBS", "1");
         command
     }
 

@@ -23,6 +23,10 @@ Examples:
   cargo covcheck                       run every property of the crate, 60 s each
   cargo covcheck parse                 only properties whose name contains `parse`
   cargo covcheck --time 5m -j 4        5 minutes per property, 4 at a time
+  cargo covcheck parse_url -j 16       one property on 16 workers sharing one corpus
+  cargo covcheck --listen 0.0.0.0:7070 --time 8h
+                                       the hub of a campaign across machines; on the others:
+  cargo covcheck --join hub.local:7070 --time 8h
   cargo covcheck --runs 100000 --seed 1
                                        a fixed budget of executions (deterministic, for CI)
   cargo covcheck list                  the properties and how many seeds each has
@@ -44,7 +48,9 @@ What happens:
      dependency graph, and loaded by the workers. Campaign state (the corpus
      cache) stays in target/covcheck.
   2. Each test binary lists its #[covcheck] properties.
-  3. Each property gets a coverage-guided campaign in its own worker process.
+  3. Each property gets a coverage-guided campaign in its own worker process
+     (with -j beyond the number of properties, in several, which share their
+     corpus through LibAFL's LLMP broker).
      A failure (panic, abort, stack overflow, segfault, timeout, out of
      memory) is shrunk, saved as a seed under covcheck-seeds/ next to your
      source, and reported with the `cargo test` command that reproduces it;
@@ -294,9 +300,33 @@ pub struct RunArgs {
     /// Execution budget per property (deterministic with --seed).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: Option<u64>,
-    /// Properties to run at once (default: the number of cores).
-    #[arg(short, long, value_name = "N", value_parser = parse_jobs)]
+    /// Worker processes in all (default: the number of cores). With fewer
+    /// properties than workers, the rest go to the properties: each then runs
+    /// on several workers that share their corpus (`-j 16` on one property
+    /// puts 16 workers on it). One worker per property makes a campaign with
+    /// --runs and --seed repeatable.
+    #[arg(
+        short,
+        long,
+        value_name = "N",
+        value_parser = parse_jobs,
+        env = "COVCHECK_JOBS",
+        hide_env_values = true
+    )]
     pub jobs: Option<usize>,
+    /// Be the hub of a campaign across machines: listen on ADDR (e.g.
+    /// `0.0.0.0:7070`) for `--join`, and share every property's corpus with
+    /// the machines that join. Property n's broker takes port ADDR+1+n:
+    /// open the port and the ones after it in the firewall.
+    #[arg(long, value_name = "ADDR", conflicts_with = "join")]
+    pub listen: Option<String>,
+    /// Join the hub at ADDR (`host:port`, its --listen address): this
+    /// machine's workers share the corpus of every property with the hub's
+    /// and the other joiners'. Both must run the same covcheck on the same
+    /// properties (build the same commit); a failure is saved where it is
+    /// found, and stops the property everywhere.
+    #[arg(long, value_name = "ADDR")]
+    pub join: Option<String>,
     /// RNG seed of the campaigns (default: from the clock). Each property derives its own.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,

@@ -45,6 +45,10 @@ const SOURCES: &[(&str, &str)] = &[
         "src/session.rs",
         include_str!("../../covcheck-engine/src/session.rs"),
     ),
+    (
+        "src/broker.rs",
+        include_str!("../../covcheck-engine/src/broker.rs"),
+    ),
 ];
 
 /// Where this version of the engine lives under an instrumented build
@@ -59,6 +63,9 @@ pub struct EngineLibrary {
     /// The built library, `<sources>/libcovcheck_engine.so` (or the
     /// platform's name for it).
     pub path: PathBuf,
+    /// The LLMP broker program built with it, `<sources>/covcheck-broker`:
+    /// the workers of one property share their corpus through it.
+    pub broker: PathBuf,
 }
 
 impl EngineLibrary {
@@ -73,6 +80,7 @@ impl EngineLibrary {
         );
         EngineLibrary {
             path: sources.join(file),
+            broker: sources.join(format!("covcheck-broker{}", std::env::consts::EXE_SUFFIX)),
             root,
             sources,
         }
@@ -81,7 +89,7 @@ impl EngineLibrary {
     /// Builds the library unless it is there. Cargo's own output goes to the
     /// terminal, as for the test build.
     pub fn ensure(&self) -> Result<(), BuildError> {
-        if self.path.is_file() {
+        if self.is_built() {
             return Ok(());
         }
         let create = |path: &Path| {
@@ -102,7 +110,7 @@ impl EngineLibrary {
             path: lock_path,
             source,
         })?;
-        if self.path.is_file() {
+        if self.is_built() {
             return Ok(()); // built by another `cargo covcheck` meanwhile
         }
         for (name, contents) in SOURCES {
@@ -112,16 +120,19 @@ impl EngineLibrary {
             }
         }
         let built = self.build()?;
-        let bytes = std::fs::read(&built).map_err(|source| WriteError {
-            path: built.clone(),
-            source,
-        })?;
-        crate::atomic::write_atomically(&self.path, &bytes)?;
+        // The library last: its presence says both are there.
+        copy(&built.broker, &self.broker)?;
+        make_executable(&self.broker)?;
+        copy(&built.library, &self.path)?;
         Ok(())
     }
 
-    /// Runs cargo on the engine's sources; the path of the library it built.
-    fn build(&self) -> Result<PathBuf, BuildError> {
+    fn is_built(&self) -> bool {
+        self.path.is_file() && self.broker.is_file()
+    }
+
+    /// Runs cargo on the engine's sources; the paths of what it built.
+    fn build(&self) -> Result<Built, BuildError> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut child = Command::new(cargo)
             .args([
@@ -142,21 +153,24 @@ impl EngineLibrary {
             .spawn()
             .map_err(BuildError::CargoNotRun)?;
         let stdout = child.stdout.take().expect("piped");
-        let mut library = None;
+        let (mut library, mut broker) = (None, None);
         for message in Message::parse_stream(BufReader::new(stdout)).flatten() {
-            if let Message::CompilerArtifact(artifact) = message
-                && artifact.target.name == "covcheck_engine"
-            {
+            let Message::CompilerArtifact(artifact) = message else {
+                continue;
+            };
+            if artifact.target.name == "covcheck_engine" {
                 library = artifact
                     .filenames
                     .into_iter()
                     .map(|f| f.into_std_path_buf())
                     .find(|f| f.extension() == self.path.extension());
+            } else if artifact.target.name == "covcheck-broker" {
+                broker = artifact.executable.map(|f| f.into_std_path_buf());
             }
         }
         let status = child.wait().map_err(BuildError::CargoNotRun)?;
-        match library {
-            Some(library) if status.success() => Ok(library),
+        match (library, broker) {
+            (Some(library), Some(broker)) if status.success() => Ok(Built { library, broker }),
             _ => Err(BuildError::Engine {
                 dir: self.sources.clone(),
             }),
@@ -164,9 +178,34 @@ impl EngineLibrary {
     }
 }
 
+/// What cargo built, in its target directory.
+struct Built {
+    library: PathBuf,
+    broker: PathBuf,
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), BuildError> {
+    let bytes = std::fs::read(from).map_err(|source| WriteError {
+        path: from.to_path_buf(),
+        source,
+    })?;
+    crate::atomic::write_atomically(to, &bytes)?;
+    Ok(())
+}
+
+fn make_executable(path: &Path) -> Result<(), BuildError> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(|source| {
+        BuildError::from(WriteError {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
 /// Hash of the embedded sources: a new engine version gets a directory of
 /// its own.
-fn version_hash() -> u64 {
+pub fn version_hash() -> u64 {
     fnv1a(
         SOURCES
             .iter()

@@ -33,12 +33,43 @@ pub enum Error {
     /// A file of the coverage report could not be written.
     #[error(transparent)]
     ReportFile(#[from] WriteError),
+    /// `--listen` or `--join` could not set the campaign across machines up.
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+}
+
+/// Why a campaign across machines (`--listen`, `--join`) could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    #[error(
+        "cannot listen on {address} for joining machines: {source} (choose another address or \
+         port with --listen; the properties' brokers take the ports after it)"
+    )]
+    Listen { address: String, source: io::Error },
+    #[error(
+        "cannot use the ports after {port} for the properties' brokers: choose a lower port \
+         with --listen"
+    )]
+    NoPorts { port: u16 },
+    #[error(
+        "cannot reach the hub at {address}: {source} (is `cargo covcheck --listen` running \
+         there, and its port and the ones after it open?)"
+    )]
+    Unreachable { address: String, source: io::Error },
+    #[error("the hub at {address} refused this machine: {reason}")]
+    Refused { address: String, reason: String },
+    #[error("{address} did not answer as a covcheck hub (`cargo covcheck --listen`)")]
+    NotAHub { address: String },
+    #[error("{problem}")]
+    Broker { problem: String },
 }
 
 impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Build(_) | Error::Junit(_) | Error::ReportFile(_) => exit::USAGE,
+            Error::Network(NetworkError::Broker { .. }) => exit::INTERNAL,
+            Error::Network(_) => exit::USAGE,
             Error::Discover(_) | Error::JunitXml(_) | Error::Report(_) => exit::INTERNAL,
         }
     }

@@ -32,6 +32,7 @@ pub mod exit;
 pub mod instrument;
 pub mod interrupt;
 pub mod literals;
+pub mod network;
 pub mod report;
 pub mod suite_coverage;
 pub mod supervise;

@@ -9,8 +9,8 @@ use cargo_covcheck::compile::TestBinary;
 use cargo_covcheck::discover::Property;
 use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError};
 use cargo_covcheck::report::events::{
-    Minimized, PropertyMinimized, ReplaySummary, Reported, RunSummary, Saving, Stale, Suite,
-    Summary, Written,
+    FoundBy, Minimized, PropertyMinimized, ReplaySummary, Reported, RunSummary, Saving, Stale,
+    Suite, Summary, Written,
 };
 use cargo_covcheck::report::{finding_report, minimize, replay, text};
 use cargo_covcheck::suite_coverage::SuiteCoverage;
@@ -61,6 +61,7 @@ fn the_report_of_a_shrunk_panic_saved_as_a_seed() {
         seed: Ok(PathBuf::from(
             "/src/demo/covcheck-seeds/demo/tests/parses/0c8ca863b3f69fa5.toml",
         )),
+        found_by: None,
     };
     insta::assert_snapshot!(finding_report(&property("parses"), &reported));
 }
@@ -75,14 +76,54 @@ fn the_report_of_a_crash_that_could_not_be_shrunk_nor_saved() {
     let reported = Reported {
         finding,
         seed: Err(SeedNotSaved::NoSave),
+        found_by: None,
     };
     insta::assert_snapshot!(finding_report(&property("parses"), &reported));
+}
+
+#[test]
+fn the_report_and_summary_of_a_property_on_several_workers() {
+    let reported = Reported {
+        finding: finding(FailureKind::Panic),
+        seed: Err(SeedNotSaved::NoSave),
+        found_by: Some(FoundBy {
+            worker: 3,
+            workers: 4,
+        }),
+    };
+    let (parses, prints) = (property("parses"), property("prints"));
+    let row = |workers, failures| Summary {
+        workers,
+        imported: 35 * workers as u64,
+        execs: 1_234_567,
+        edges: 31,
+        corpus: 12,
+        elapsed: Duration::from_millis(2500),
+        failures,
+        errors: 0,
+        tokens: Vec::new(),
+        targets: Vec::new(),
+    };
+    let summary = RunSummary {
+        rows: vec![
+            (&parses, row(4, vec![FailureKind::Panic])),
+            (&prints, row(1, Vec::new())),
+        ],
+        interrupted: None,
+    };
+    insta::assert_snapshot!(format!(
+        "{}{}",
+        finding_report(&parses, &reported),
+        text::summary_table(&summary)
+    ));
 }
 
 #[test]
 fn the_summary_table_of_a_run() {
     let (parses, prints, hangs) = (property("parses"), property("prints"), property("hangs"));
     let row = |failures: Vec<FailureKind>, errors| Summary {
+        workers: 1,
+        imported: 0,
         execs: 123_456,
         edges: 31,
         corpus: 12,
@@ -119,6 +160,8 @@ fn the_summary_of_a_run_with_dictionary_tokens() {
             .collect()
     };
     let row = |failures: Vec<FailureKind>, tokens| Summary {
+        workers: 1,
+        imported: 0,
         execs: 123_456,
         edges: 31,
         corpus: 12,
@@ -157,6 +200,8 @@ fn the_summary_of_a_run_with_target_values() {
             .collect(),
     };
     let row = |targets| Summary {
+        workers: 1,
+        imported: 0,
         execs: 123_456,
         edges: 31,
         corpus: 12,

@@ -16,7 +16,7 @@ use std::ffi::c_void;
 
 /// Bumped on any change to this file: the host refuses an engine built
 /// from another version of it.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// The one symbol the engine library exports: a function returning
 /// `&'static Engine`.
@@ -78,6 +78,10 @@ pub struct Settings {
     /// observer clears before each execution.
     pub counters: *mut u8,
     pub counters_len: usize,
+    /// The local TCP port of the LLMP broker (`covcheck-broker`) through
+    /// which this worker shares its corpus with the property's other
+    /// workers; 0 for a worker alone.
+    pub broker_port: u16,
 }
 
 /// The host's side: `ctx` is passed back to every callback. Callbacks may be
@@ -115,13 +119,17 @@ pub struct Engine {
     pub abi_version: u32,
     /// Sets a campaign session up; null on an error.
     pub start: extern "C" fn(settings: Settings, host: Host) -> *mut c_void,
-    /// Runs an input; it enters the corpus if its coverage is new.
-    pub evaluate: extern "C" fn(session: *mut c_void, input: Choices) -> bool,
+    /// Runs an input; it enters the corpus if its coverage is new, and is
+    /// then sent to the other workers when `share` is true.
+    pub evaluate: extern "C" fn(session: *mut c_void, input: Choices, share: bool) -> bool,
     /// Adds the empty input to the corpus, whatever its coverage.
     pub add_empty: extern "C" fn(session: *mut c_void) -> bool,
-    /// One round of the mutational stage on the next scheduled entry.
+    /// One round of the mutational stage on the next scheduled entry, then
+    /// the inputs other workers sent (each run, and kept if new here).
     pub fuzz_one: extern "C" fn(session: *mut c_void) -> bool,
     pub corpus_count: extern "C" fn(session: *mut c_void) -> usize,
+    /// Inputs received from other workers that entered the corpus.
+    pub imported: extern "C" fn(session: *mut c_void) -> u64,
     /// Corpus entry `n` (in the order added), lent until the next call.
     pub corpus_entry: extern "C" fn(session: *mut c_void, n: usize, out: *mut Choices) -> bool,
     /// Stops the timeout timer (before shrinking, which runs unbounded).

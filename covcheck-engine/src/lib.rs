@@ -37,6 +37,7 @@ static ENGINE: Engine = Engine {
     add_empty,
     fuzz_one,
     corpus_count,
+    imported,
     corpus_entry,
     stop_timer,
     end,
@@ -78,10 +79,10 @@ extern "C" fn start(settings: Settings, host: Host) -> *mut c_void {
     }
 }
 
-extern "C" fn evaluate(ptr: *mut c_void, input: Choices) -> bool {
+extern "C" fn evaluate(ptr: *mut c_void, input: Choices, share: bool) -> bool {
     // SAFETY: the host lends `input` for the call.
     let choices = unsafe { input.as_slice() }.to_vec();
-    ok(session(ptr).evaluate(choices))
+    ok(session(ptr).evaluate(choices, share))
 }
 
 extern "C" fn add_empty(ptr: *mut c_void) -> bool {
@@ -94,6 +95,10 @@ extern "C" fn fuzz_one(ptr: *mut c_void) -> bool {
 
 extern "C" fn corpus_count(ptr: *mut c_void) -> usize {
     session(ptr).corpus_count()
+}
+
+extern "C" fn imported(ptr: *mut c_void) -> u64 {
+    session(ptr).imported()
 }
 
 extern "C" fn corpus_entry(ptr: *mut c_void, n: usize, out: *mut Choices) -> bool {

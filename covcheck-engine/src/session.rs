@@ -2,23 +2,31 @@
 //! timeout handlers), the map observer that clears the coverage counters,
 //! the state, the objectives and the mutational stage, around the host's
 //! components ([`crate::components`]).
+//!
+//! A worker that shares its corpus with other workers of the same property
+//! talks to their LLMP broker (`covcheck-broker`, see `broker.rs`) through
+//! LibAFL's `LlmpEventManager`: each input that enters its corpus is sent,
+//! and what the others sent is run after each mutation round and kept when
+//! it is new here too. A worker alone uses the `SimpleEventManager`, which
+//! costs nothing.
 
 use std::time::Duration;
 
 use libafl::corpus::{Corpus, CorpusId, InMemoryCorpus};
-use libafl::events::SimpleEventManager;
+use libafl::events::{EventConfig, LlmpEventManager, LlmpEventManagerBuilder, SimpleEventManager};
 use libafl::executors::hooks::inprocess::HasTimeout;
 use libafl::executors::hooks::timer::TimerStruct;
 use libafl::executors::inprocess::HasInProcessHooks;
 use libafl::executors::{ExitKind, InProcessExecutor};
 use libafl::feedback_or_fast;
 use libafl::feedbacks::{CrashFeedback, TimeoutFeedback};
-use libafl::fuzzer::{Evaluator, Fuzzer, StdFuzzer};
+use libafl::fuzzer::{Evaluator, EvaluatorObservers, Fuzzer, StdFuzzer};
 use libafl::monitors::NopMonitor;
 use libafl::observers::StdMapObserver;
 use libafl::stages::StdMutationalStage;
-use libafl::state::{HasCorpus, StdState};
+use libafl::state::{HasCorpus, HasImported, StdState};
 use libafl_bolts::rands::StdRand;
+use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 use libafl_bolts::tuples::tuple_list;
 
 use crate::abi::{Choices, Host, Settings};
@@ -26,20 +34,54 @@ use crate::components::{ChoiceInput, HostMutator, HostNovelty, HostScheduler};
 
 type State =
     StdState<InMemoryCorpus<ChoiceInput>, ChoiceInput, StdRand, InMemoryCorpus<ChoiceInput>>;
-type Manager = SimpleEventManager<ChoiceInput, NopMonitor, State>;
+type Alone = SimpleEventManager<ChoiceInput, NopMonitor, State>;
+type Shared = LlmpEventManager<
+    (),
+    ChoiceInput,
+    State,
+    <StdShMemProvider as ShMemProvider>::ShMem,
+    StdShMemProvider,
+>;
 
 /// What the host can ask of a running session.
 pub trait Session {
-    fn evaluate(&mut self, choices: Vec<u64>) -> Result<(), String>;
+    /// Runs an input; `share`: send it to the other workers if it enters
+    /// the corpus.
+    fn evaluate(&mut self, choices: Vec<u64>, share: bool) -> Result<(), String>;
     fn add_empty(&mut self) -> Result<(), String>;
     fn fuzz_one(&mut self) -> Result<(), String>;
     fn corpus_count(&self) -> usize;
+    fn imported(&self) -> u64;
     fn corpus_entry(&self, n: usize) -> Option<Vec<u64>>;
     fn stop_timer(&mut self);
 }
 
-/// Sets a session up.
+/// Sets a session up: alone, or as a client of the broker on
+/// `settings.broker_port`.
 pub fn start(settings: Settings, host: Host) -> Result<Box<dyn Session>, String> {
+    if settings.broker_port == 0 {
+        return build(settings, host, Alone::new(NopMonitor::new()));
+    }
+    let broker = |e: libafl::Error| {
+        format!(
+            "cannot reach the corpus broker on port {}: {e}",
+            settings.broker_port
+        )
+    };
+    let provider = StdShMemProvider::new().map_err(broker)?;
+    // Always unique: a receiver runs each input itself, as novelty is judged
+    // by its own host against its own coverage.
+    let mgr: Shared = LlmpEventManagerBuilder::new()
+        .build_on_port(provider, settings.broker_port, EventConfig::AlwaysUnique)
+        .map_err(broker)?;
+    build(settings, host, mgr)
+}
+
+/// Sets a session up around the event manager `mgr`.
+fn build<EM>(settings: Settings, host: Host, mut mgr: EM) -> Result<Box<dyn Session>, String>
+where
+    EM: Manager,
+{
     let harness = move |input: &ChoiceInput| {
         if (host.execute)(host.ctx, Choices::lend(&input.choices)) {
             ExitKind::Crash
@@ -63,7 +105,6 @@ pub fn start(settings: Settings, host: Host) -> Result<Box<dyn Session>, String>
         &mut objective,
     )
     .map_err(|e| e.to_string())?;
-    let mut mgr: Manager = SimpleEventManager::new(NopMonitor::new());
     let mut fuzzer = StdFuzzer::new(HostScheduler(host), feedback, objective);
     let timeout = Duration::from_millis(settings.timeout_ms.max(1));
     #[allow(deprecated)] // the builder needs the same five parts
@@ -90,23 +131,31 @@ pub fn start(settings: Settings, host: Host) -> Result<Box<dyn Session>, String>
 }
 
 /// LibAFL's parts of a session.
-struct Libafl<Z, E, ST> {
+struct Libafl<Z, E, ST, EM> {
     fuzzer: Z,
     executor: E,
     state: State,
-    mgr: Manager,
+    mgr: EM,
     stages: ST,
 }
 
-impl<Z, E, ST> Session for Libafl<Z, E, ST>
+impl<Z, E, ST, EM> Session for Libafl<Z, E, ST, EM>
 where
-    Z: Evaluator<E, Manager, ChoiceInput, State> + Fuzzer<E, Manager, ChoiceInput, State, ST>,
+    Z: Evaluator<E, EM, ChoiceInput, State>
+        + EvaluatorObservers<E, EM, ChoiceInput, State>
+        + Fuzzer<E, EM, ChoiceInput, State, ST>,
     E: HasInProcessHooks<ChoiceInput, State>,
 {
-    fn evaluate(&mut self, choices: Vec<u64>) -> Result<(), String> {
+    fn evaluate(&mut self, choices: Vec<u64>, share: bool) -> Result<(), String> {
         let input = ChoiceInput { choices };
         self.fuzzer
-            .evaluate_input(&mut self.state, &mut self.executor, &mut self.mgr, &input)
+            .evaluate_input_with_observers(
+                &mut self.state,
+                &mut self.executor,
+                &mut self.mgr,
+                &input,
+                share,
+            )
             .map(drop)
             .map_err(|e| e.to_string())
     }
@@ -139,6 +188,10 @@ where
         self.state.corpus().count()
     }
 
+    fn imported(&self) -> u64 {
+        *self.state.imported() as u64
+    }
+
     fn corpus_entry(&self, n: usize) -> Option<Vec<u64>> {
         let corpus = self.state.corpus();
         let id: CorpusId = corpus.nth(n);
@@ -152,4 +205,28 @@ where
             .timer_mut()
             .unset_timer();
     }
+}
+
+/// What a session needs of its event manager (LibAFL's bounds in one
+/// place): met by the manager of a worker alone and by LLMP's.
+pub trait Manager:
+    libafl::events::EventFirer<ChoiceInput, State>
+    + libafl::events::EventRestarter<State>
+    + libafl::events::EventReceiver<ChoiceInput, State>
+    + libafl::events::ProgressReporter<State>
+    + libafl::events::SendExiting
+    + libafl::events::HasEventManagerId
+    + 'static
+{
+}
+
+impl<T> Manager for T where
+    T: libafl::events::EventFirer<ChoiceInput, State>
+        + libafl::events::EventRestarter<State>
+        + libafl::events::EventReceiver<ChoiceInput, State>
+        + libafl::events::ProgressReporter<State>
+        + libafl::events::SendExiting
+        + libafl::events::HasEventManagerId
+        + 'static
+{
 }

@@ -28,7 +28,11 @@ pub enum Message {
     /// Live progress of a property's campaign.
     Status {
         property: String,
+        /// Summed over the property's workers.
         progress: Progress,
+        /// The worker processes the property runs on.
+        #[serde(default = "one")]
+        workers: usize,
     },
     /// A worker died; its input is being reproduced and shrunk, and a
     /// [`Message::Finding`] follows.
@@ -43,6 +47,10 @@ pub enum Message {
         seed_error: Option<String>,
         /// The `cargo test` command that reruns the property.
         rerun: String,
+        /// Which of the property's workers found it (from 1), when it ran
+        /// on more than one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<usize>,
     },
     /// The property could not be run (its campaign ended).
     Error { property: String, message: String },
@@ -56,6 +64,13 @@ pub enum Message {
         corpus: usize,
         elapsed_ms: u64,
         findings: usize,
+        /// The worker processes it ran on.
+        #[serde(default = "one")]
+        workers: usize,
+        /// Corpus entries one worker received from another (or from
+        /// another machine) and kept, summed over its workers.
+        #[serde(default)]
+        imported: u64,
         /// The dictionary tokens that led to the most corpus entries, as
         /// in [`Progress::tokens`].
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -100,6 +115,10 @@ impl Message {
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).expect("messages serialize")
     }
+}
+
+fn one() -> usize {
+    1
 }
 
 /// Parses one line of `--message-format json` output; `None` for a line

@@ -133,10 +133,19 @@ pub struct WorkerConfig {
     /// `cargo covcheck` builds it once per machine.
     #[serde(default)]
     pub engine: Option<PathBuf>,
+    /// The local port of the property's LLMP broker when it runs on more
+    /// than one worker (or machine): the worker shares its corpus entries
+    /// through it. `None`: a worker alone.
+    #[serde(default)]
+    pub broker_port: Option<u16>,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -367,6 +376,10 @@ pub struct Progress {
     /// Distinct coverage counters hit so far.
     pub edges: usize,
     pub elapsed_ms: u64,
+    /// Corpus entries received from the property's other workers (or
+    /// machines) that were new here and kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub imported: u64,
     /// The dictionary tokens that led to the most corpus entries, most
     /// first (at most [`TOP_TOKENS`]); empty without a dictionary.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -78,6 +78,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
 }
 
 impl Examples {
+    /// The workspace root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Builds `cargo covcheck`; the examples' builds go to `examples/` in
     /// the workspace's target directory.
     pub fn build() -> Result<Examples, String> {
@@ -157,11 +162,38 @@ impl Examples {
     /// `budget` (`--runs N` or `--time D`) and any other flags.
     pub fn campaign(&self, example: &str, seed: u64, budget: &[&str]) -> Result<Run, String> {
         let manifest = self.root.join("examples").join(example).join("Cargo.toml");
-        let output = measure::measuring_command(&self.covcheck, &manifest, &self.target_dir, seed)
-            .args(budget)
-            .stderr(Stdio::inherit())
-            .output()
-            .map_err(|e| format!("cannot run cargo covcheck: {e}"))?;
+        self.campaign_on(&manifest, 1, seed, budget)
+    }
+
+    /// The campaign of the crate at `manifest` with `seed` and `jobs`
+    /// workers, `args` added.
+    pub fn campaign_on(
+        &self,
+        manifest: &Path,
+        jobs: usize,
+        seed: u64,
+        args: &[&str],
+    ) -> Result<Run, String> {
+        self.campaign_with_env(manifest, jobs, seed, args, &[])
+    }
+
+    /// [`Examples::campaign_on`] with the environment variables `env`.
+    pub fn campaign_with_env(
+        &self,
+        manifest: &Path,
+        jobs: usize,
+        seed: u64,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Result<Run, String> {
+        let example = manifest.parent().map_or(manifest, |p| p).display();
+        let output =
+            measure::measuring_command_on(&self.covcheck, manifest, &self.target_dir, seed, jobs)
+                .args(args)
+                .envs(env.iter().copied())
+                .stderr(Stdio::inherit())
+                .output()
+                .map_err(|e| format!("cannot run cargo covcheck: {e}"))?;
         // 2: usage or build error; 3: covcheck's own (see `cargo covcheck --help`).
         if matches!(output.status.code(), Some(2 | 3)) {
             return Err(format!("cargo covcheck failed on {example} (see above)"));

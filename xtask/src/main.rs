@@ -6,6 +6,7 @@ mod dict;
 mod measure;
 mod options;
 mod report_bench;
+mod scale;
 mod stats;
 mod target;
 
@@ -28,6 +29,10 @@ chores:
              measures) steered by its target and with --no-target, same budget: the
              median best value of each
              [--seeds N (5)] [--runs N (200000)]
+  scale      what more workers on one property are worth: executions in the same time
+             (examples/json, examples/throughput) and the median time to the bug
+             (examples/dut_magic64, the suite's puzzle) with -j 1 and -j N
+             [--jobs N (2)] [--seeds N (10)] [--time SECS (10)] [--budget SECS (30)]
   bench      covcheck (plain and campaign), proptest, quickcheck and libFuzzer on the
              bugs of bench/suite: a Markdown table per target, raw results in CSV
              [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE]
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         )),
         "dict" => report(dict::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "target" => report(target::main(&std::env::args().skip(2).collect::<Vec<_>>())),
+        "scale" => report(scale::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "report-bench" => report(report_bench::main()),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");

@@ -55,6 +55,8 @@ pub struct Run {
     pub rate: f64,
     /// The best value of each `target()` label, as the run finished.
     pub targets: Vec<TargetBest>,
+    /// Executions in all, over every worker.
+    pub execs: u64,
 }
 
 /// `cargo covcheck` set up for a measurement: a fixed RNG seed, no seeds
@@ -64,6 +66,17 @@ pub fn measuring_command(
     manifest: &Path,
     target_dir: &Path,
     seed: u64,
+) -> Command {
+    measuring_command_on(covcheck, manifest, target_dir, seed, 1)
+}
+
+/// [`measuring_command`] with `jobs` workers.
+pub fn measuring_command_on(
+    covcheck: &Path,
+    manifest: &Path,
+    target_dir: &Path,
+    seed: u64,
+    jobs: usize,
 ) -> Command {
     let mut command = Command::new(covcheck);
     command
@@ -78,7 +91,7 @@ pub fn measuring_command(
             "--no-save",
             "--no-resume",
             "-j",
-            "1",
+            &jobs.to_string(),
         ])
         .args(["--message-format", "json"]);
     command
@@ -94,6 +107,7 @@ pub fn read_events(stdout: &str) -> Result<Run, String> {
         found: None,
         rate: 0.0,
         targets: Vec::new(),
+        execs: 0,
     };
     for line in stdout.lines() {
         let Some(message) = parse_message(line) else {
@@ -110,6 +124,7 @@ pub fn read_events(stdout: &str) -> Result<Run, String> {
                 ..
             } => {
                 run.targets = targets;
+                run.execs = execs;
                 run.rate = if elapsed_ms > 0 {
                     execs as f64 * 1000.0 / elapsed_ms as f64
                 } else {

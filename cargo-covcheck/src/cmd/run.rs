@@ -8,8 +8,10 @@ use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
 use crate::error::Error;
 use crate::exit::Outcome;
+use crate::network::{self, Network};
 use crate::report::events::RunSummary;
 use crate::report::{Event, Reporter};
+use crate::supervise::campaign::Sharing;
 use crate::supervise::{self, Settings, pool};
 use crate::{interrupt, literals};
 
@@ -30,19 +32,30 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     // that does not compile, or has no properties, hears so first.
     plan.engine.ensure()?;
     let settings = settings(args, &plan, &properties, reporter);
-    let jobs = pool::jobs(args.jobs, properties.len());
+    // `-j` counts workers: what the properties leave over goes to them.
+    let workers = args.jobs.unwrap_or_else(pool::default_jobs);
+    let per_property = pool::workers_per_item(workers, properties.len());
     reporter.report(Event::CampaignsStarting {
         properties: properties.len(),
-        jobs,
+        jobs: workers,
         seed: settings.seed,
     });
+    let network = network(args, &plan, &properties, &settings)?;
+    if let Some(network) = &network {
+        reporter.report(Event::Network(network));
+    }
     interrupt::install();
+    let sharing = network.as_ref().map_or(Sharing::Local, Sharing::Network);
     let summaries = pool::in_parallel(
-        jobs,
+        workers.min(properties.len()),
         &properties,
-        |index, property, events| supervise::run_property(index, property, &settings, events),
+        |index, property, events| {
+            let workers = per_property[index];
+            supervise::run_property(index, property, &settings, workers, sharing, events)
+        },
         |event| reporter.report(event),
     );
+    drop(network);
     let summary = RunSummary {
         rows: properties.iter().zip(summaries).collect(),
         interrupted: interrupt::interrupted(),
@@ -61,6 +74,46 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         return Ok(outcome.worst(super::report::run(&report, reporter)?));
     }
     Ok(outcome)
+}
+
+/// The campaign across machines `--listen` or `--join` asks for.
+fn network(
+    args: &RunArgs,
+    plan: &Plan,
+    properties: &[Property],
+    settings: &Settings,
+) -> Result<Option<Network>, Error> {
+    let work = supervise::paths::this_run_dir(&plan.covcheck_dir);
+    let create = |_| {
+        std::fs::create_dir_all(&work).map_err(|source| crate::error::BuildError::Create {
+            path: work.clone(),
+            source,
+        })
+    };
+    let broker = &plan.engine.broker;
+    Ok(match (&args.listen, &args.join) {
+        (Some(address), _) => {
+            create(())?;
+            Some(network::listen(
+                address,
+                properties,
+                broker,
+                &work,
+                settings.keep_going,
+            )?)
+        }
+        (None, Some(address)) => {
+            create(())?;
+            Some(network::join(
+                address,
+                properties,
+                broker,
+                &work,
+                settings.keep_going,
+            )?)
+        }
+        (None, None) => None,
+    })
 }
 
 /// The campaigns' settings from the command line, with the dictionary of
@@ -110,5 +163,6 @@ fn settings(
         seed,
         covcheck_dir: plan.covcheck_dir.clone(),
         engine: Some(plan.engine.path.clone()),
+        broker: Some(plan.engine.broker.clone()),
     }
 }

@@ -15,6 +15,7 @@ use crate::coverage::model::CoverageReport;
 use crate::discover::Property;
 use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use crate::exit::Outcome;
+use crate::network::{FoundElsewhere, Network};
 use crate::suite_coverage::SuiteCoverage;
 use crate::supervise::Death;
 
@@ -38,6 +39,9 @@ pub enum Event<'a> {
         jobs: usize,
         seed: u64,
     },
+    /// `run`: this machine is the hub of a campaign across machines, or
+    /// joined one.
+    Network(&'a Network),
     /// `run`: news from the campaign of property `index`.
     Campaign {
         index: usize,
@@ -75,13 +79,22 @@ pub struct CoverageWritten<'a> {
 #[derive(Debug)]
 pub enum Update {
     Started,
-    Progress(Progress),
+    /// The campaign's status, summed over its `workers` workers.
+    Progress {
+        progress: Progress,
+        workers: usize,
+    },
     /// A worker died; its input is being reproduced and shrunk.
     Crashed(FailureKind),
     Finding(Box<Reported>),
     Error(WorkerError),
     /// Something to fix that did not stop the campaign.
     Warning(String),
+    /// Another machine of a campaign across machines found a failure of
+    /// this property (and saved it there).
+    FoundElsewhere(FoundElsewhere),
+    /// This joining machine lost its hub (at this address) and stopped.
+    HubLost(String),
     Finished(Summary),
 }
 
@@ -90,12 +103,25 @@ pub enum Update {
 pub struct Reported {
     pub finding: Finding,
     pub seed: Result<PathBuf, SeedNotSaved>,
+    /// Which worker found it, when the property ran on more than one.
+    pub found_by: Option<FoundBy>,
+}
+
+/// Which of a property's workers found a failure (numbered from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoundBy {
+    pub worker: usize,
+    pub workers: usize,
 }
 
 /// The end result of one property's campaign.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
+    /// The worker processes the campaign ran on at once.
+    pub workers: usize,
     pub execs: u64,
+    /// Corpus entries one worker received from another and kept, summed.
+    pub imported: u64,
     pub edges: usize,
     pub corpus: usize,
     pub elapsed: Duration,

@@ -60,6 +60,7 @@ impl Reporter for HumanReporter {
                 eprintln!("{}", text::campaigns_starting(properties, jobs, seed));
                 self.live = Some(Live::new(properties));
             }
+            Event::Network(network) => eprintln!("{}", text::network(network)),
             Event::Campaign {
                 index,
                 property,
@@ -108,8 +109,8 @@ impl Live {
         let name = &property.listing.full_path;
         match update {
             Update::Started => self.started(i, name),
-            Update::Progress(progress) => {
-                let line = text::status_line(&progress, self.findings[i]);
+            Update::Progress { progress, workers } => {
+                let line = text::status_line(&progress, workers, self.findings[i]);
                 if let Some((_, bars)) = &self.bars {
                     if let Some(bar) = &bars[i] {
                         bar.set_message(line);
@@ -128,6 +129,15 @@ impl Live {
                 self.println(&text::finding_report(property, &reported));
             }
             Update::Warning(message) => self.println(&format!("warning: {name}: {message}")),
+            Update::FoundElsewhere(found) => {
+                self.println(&format!(
+                    "covcheck: {name}: {}",
+                    text::found_elsewhere(&found)
+                ));
+            }
+            Update::HubLost(address) => {
+                self.println(&format!("error: {name}: {}", text::hub_lost(&address)));
+            }
             Update::Error(error) => self.println(&format!("error: {name}: {error}")),
             Update::Finished(_) => {
                 if let Some((_, bars)) = &mut self.bars

@@ -7,7 +7,7 @@
 use covcheck_protocol::messages::Message;
 
 use super::events::{Event, Update};
-use super::{HumanReporter, Reporter};
+use super::{HumanReporter, Reporter, text};
 use crate::discover::Property;
 use crate::interrupt;
 
@@ -72,9 +72,10 @@ fn message(property: &Property, update: Update) -> Message {
     let name = property.listing.full_path.clone();
     match update {
         Update::Started => Message::Started { property: name },
-        Update::Progress(progress) => Message::Status {
+        Update::Progress { progress, workers } => Message::Status {
             property: name,
             progress,
+            workers,
         },
         Update::Crashed(kind) => Message::WorkerDied {
             property: name,
@@ -85,6 +86,7 @@ fn message(property: &Property, update: Update) -> Message {
             seed_error: reported.seed.as_ref().err().map(ToString::to_string),
             seed: reported.seed.ok(),
             finding: reported.finding,
+            worker: reported.found_by.map(|by| by.worker),
             rerun: property.rerun_command(),
         },
         Update::Error(error) => Message::Error {
@@ -95,6 +97,14 @@ fn message(property: &Property, update: Update) -> Message {
             property: name,
             message,
         },
+        Update::FoundElsewhere(found) => Message::Warning {
+            property: name,
+            message: text::found_elsewhere(&found),
+        },
+        Update::HubLost(address) => Message::Error {
+            property: name,
+            message: text::hub_lost(&address),
+        },
         Update::Finished(summary) => Message::Finished {
             property: name,
             execs: summary.execs,
@@ -102,6 +112,8 @@ fn message(property: &Property, update: Update) -> Message {
             corpus: summary.corpus,
             elapsed_ms: summary.elapsed.as_millis() as u64,
             findings: summary.failures.len(),
+            workers: summary.workers,
+            imported: summary.imported,
             tokens: summary.tokens,
             targets: summary.targets,
         },

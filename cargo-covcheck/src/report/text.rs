@@ -7,6 +7,7 @@ use covcheck_protocol::worker::{FailureKind, Progress, TargetBest, TokenUse};
 use super::events::{Reported, RunSummary, Summary};
 use crate::discover::Property;
 use crate::interrupt;
+use crate::network::{FoundElsewhere, Network};
 
 /// What discovery says when no property matched `filter`.
 pub fn nothing_matched(filter: Option<&str>) -> String {
@@ -16,17 +17,24 @@ pub fn nothing_matched(filter: Option<&str>) -> String {
     format!("no #[covcheck] properties{note}")
 }
 
-/// The line that opens a run.
+/// The line that opens a run: `jobs` workers in all, which are spread over
+/// the properties when there are fewer properties than workers.
 pub fn campaigns_starting(count: usize, jobs: usize, seed: u64) -> String {
+    let at_once = if jobs > count {
+        format!("{jobs} workers")
+    } else {
+        format!("{jobs} at a time")
+    };
     format!(
-        "covcheck: {}, {jobs} at a time, RNG seed {seed}",
+        "covcheck: {}, {at_once}, RNG seed {seed}",
         properties(count)
     )
 }
 
-/// A running campaign's status: time, executions, rate, coverage, findings,
-/// and the dictionary tokens that led to the most new coverage.
-pub fn status_line(p: &Progress, findings: usize) -> String {
+/// A running campaign's status: time, executions, rate (and, on more than
+/// one worker, each worker's), coverage, findings, and the dictionary
+/// tokens that led to the most new coverage.
+pub fn status_line(p: &Progress, workers: usize, findings: usize) -> String {
     let secs = p.elapsed_ms as f64 / 1000.0;
     let rate = if secs > 0.0 {
         p.execs as f64 / secs
@@ -40,6 +48,12 @@ pub fn status_line(p: &Progress, findings: usize) -> String {
         p.edges,
         p.corpus
     );
+    if workers > 1 {
+        line.push_str(&format!(
+            " ({workers} workers, {}/s each)",
+            human_count((rate / workers as f64) as u64)
+        ));
+    }
     if !p.tokens.is_empty() {
         line.push_str(&format!(
             " tokens: {}",
@@ -116,11 +130,55 @@ pub fn human_count(n: u64) -> String {
     }
 }
 
+/// How this machine takes part in a campaign across machines.
+pub fn network(network: &Network) -> String {
+    if network.is_hub() {
+        format!(
+            "covcheck: the hub of a campaign across machines, on {}: other machines join with \
+             `cargo covcheck --join <this host>:{}` (the properties' brokers listen on ports {})",
+            network.address,
+            network.address.rsplit(':').next().unwrap_or_default(),
+            network.broker_ports()
+        )
+    } else {
+        format!(
+            "covcheck: joined the hub at {}; this machine's workers share its corpus",
+            network.address
+        )
+    }
+}
+
+/// A failure another machine of a campaign across machines found.
+pub fn found_elsewhere(found: &FoundElsewhere) -> String {
+    format!(
+        "{} found a failure ({} at {}) and saved its seed there; stopped here",
+        found.machine,
+        found.kind.describe(),
+        if found.location.is_empty() {
+            "an unknown location"
+        } else {
+            &found.location
+        }
+    )
+}
+
+/// A joining machine lost its hub.
+pub fn hub_lost(address: &str) -> String {
+    format!(
+        "the hub at {address} went away; stopped (the corpus cache is kept, and the next run \
+         resumes from it)"
+    )
+}
+
 /// The report of one finding: what a developer needs to reproduce and fix it.
 pub fn finding_report(property: &Property, reported: &Reported) -> String {
     let f = &reported.finding;
+    let found_by = reported
+        .found_by
+        .map(|by| format!(", by worker {} of {}", by.worker, by.workers))
+        .unwrap_or_default();
     let mut out = format!(
-        "\nFAILED {} ({}) after {} executions\n",
+        "\nFAILED {} ({}) after {} executions{found_by}\n",
         property.listing.full_path,
         f.kind.describe(),
         f.execs_to_find
@@ -189,6 +247,20 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
     for (property, row) in &summary.rows {
         table.push_str(&table_row(&property.listing.full_path, row, width));
     }
+    if summary.rows.iter().any(|(_, row)| row.workers > 1) {
+        table.push_str(
+            "\nWorkers (exec/s of each, on average; corpus entries one took from another):\n",
+        );
+        for (property, row) in summary.rows.iter().filter(|(_, r)| r.workers > 1) {
+            table.push_str(&format!(
+                "{:width$}  {} workers, {}/s each, {} shared\n",
+                property.listing.full_path,
+                row.workers,
+                human_count(rate(row) / row.workers as u64),
+                row.imported
+            ));
+        }
+    }
     if summary.rows.iter().any(|(_, row)| !row.tokens.is_empty()) {
         table.push_str("\nDictionary tokens that led to new coverage (corpus entries made):\n");
         for (property, row) in summary.rows.iter().filter(|(_, r)| !r.tokens.is_empty()) {
@@ -237,19 +309,24 @@ fn table_row(name: &str, row: &Summary, width: usize) -> String {
     } else {
         "ok".to_string()
     };
+    format!(
+        "{name:width$}  {result:<24} {:>10} {:>9} {:>6} {:>6} {:>6.1}s\n",
+        human_count(row.execs),
+        human_count(rate(row)),
+        row.edges,
+        row.corpus,
+        row.elapsed.as_secs_f64(),
+    )
+}
+
+/// A campaign's executions per second, over all its workers.
+fn rate(row: &Summary) -> u64 {
     let secs = row.elapsed.as_secs_f64();
-    let rate = if secs > 0.0 {
+    if secs > 0.0 {
         (row.execs as f64 / secs) as u64
     } else {
         0
-    };
-    format!(
-        "{name:width$}  {result:<24} {:>10} {:>9} {:>6} {:>6} {secs:>6.1}s\n",
-        human_count(row.execs),
-        human_count(rate),
-        row.edges,
-        row.corpus,
-    )
+    }
 }
 
 #[cfg(test)]
@@ -263,10 +340,9 @@ mod tests {
             corpus: 40,
             edges: 211,
             elapsed_ms: 2_000,
-            tokens: Vec::new(),
-            targets: Vec::new(),
+            ..Progress::default()
         };
-        let plain = status_line(&progress, 0);
+        let plain = status_line(&progress, 1, 0);
         assert!(!plain.contains("tokens"), "{plain}");
         progress.tokens = ["GET ", "\\x0d\\x0a", "Host:", "HTTP/1.1"]
             .iter()
@@ -277,10 +353,25 @@ mod tests {
             })
             .collect();
         assert_eq!(
-            status_line(&progress, 1),
+            status_line(&progress, 1, 1),
             format!("{plain} tokens: \"GET \" 12, \"\\x0d\\x0a\" 3, \"Host:\" 2")
                 .replace("0 findings", "1 findings")
         );
+    }
+
+    #[test]
+    fn the_status_line_of_several_workers_gives_the_rate_of_each() {
+        let progress = Progress {
+            execs: 400_000,
+            elapsed_ms: 2_000,
+            ..Progress::default()
+        };
+        let line = status_line(&progress, 4, 0);
+        assert!(
+            line.contains("200.0k/s") && line.contains("(4 workers, 50.0k/s each)"),
+            "{line}"
+        );
+        assert!(!status_line(&progress, 1, 0).contains("workers"));
     }
 
     #[test]

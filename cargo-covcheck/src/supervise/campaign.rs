@@ -1,11 +1,19 @@
-//! The campaign of one property: workers one after another until the
-//! budget is spent, a failure is found (unless `--keep-going`) or the run
-//! is interrupted; every death's input reproduced and shrunk in a second
-//! worker; every finding saved as a seed and sent to the reporter.
+//! The campaign of one property: on each of its workers, worker processes
+//! one after another until the budget is spent, a failure is found (unless
+//! `--keep-going`) or the run is interrupted; every death's input
+//! reproduced and shrunk in a second worker; every finding saved as a seed
+//! and sent to the reporter, once.
+//!
+//! A property on more than one worker (`-j` beyond the number of
+//! properties) runs one *lane* per worker, side by side: each lane is the
+//! loop above, with its own work directory, and all of them share corpus
+//! entries through the property's LLMP broker ([`super::broker`]). The
+//! first failure stops the other lanes' workers ([`Stopper`]); their status
+//! is summed into one.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
@@ -17,32 +25,70 @@ use covcheck_protocol::worker::{
 };
 
 use super::Settings;
+use super::broker::Broker;
 use super::death::Death;
 use super::paths::{property_dirs, property_key};
-use super::worker::{WorkerOutcome, run_worker, tail};
+use super::worker::{Stopper, WorkerOutcome, run_stoppable_worker, run_worker, tail};
 use crate::coverage::model::{FindingMark, SeriesPoint};
 use crate::coverage::series::{SeriesWriter, series_path};
 use crate::discover::Property;
 use crate::error::{SeedNotSaved, ShrinkError};
 use crate::interrupt;
-use crate::report::events::{Event, Reported, Summary, Update};
+use crate::network::Network;
+use crate::report::events::{Event, FoundBy, Reported, Summary, Update};
 
-/// Runs the campaign of `property` to the end of its budget.
+/// How the workers of one property share their corpus.
+#[derive(Clone, Copy)]
+pub enum Sharing<'n> {
+    /// One worker, or workers that share through a broker of their own,
+    /// started for this campaign when there is more than one.
+    Local,
+    /// Through the property's broker of a campaign across machines, whose
+    /// findings are announced to the other machines.
+    Network(&'n Network),
+}
+
+/// Runs the campaign of `property` on `workers` workers to the end of its
+/// budget.
 pub fn run_property<'a>(
     index: usize,
     property: &'a Property,
     settings: &Settings,
+    workers: usize,
+    sharing: Sharing<'_>,
     events: &Sender<Event<'a>>,
 ) -> Summary {
-    let mut campaign = Campaign::start(index, property, settings, events);
-    while let Some(config) = campaign.next_worker() {
-        let Some(outcome) = campaign.run(&config) else {
-            break;
-        };
-        if campaign.absorb(outcome, &config) == Step::Stop {
-            break;
+    let local = Stopper::default();
+    let (stopper, network) = match sharing {
+        Sharing::Local => (&local, None),
+        Sharing::Network(network) => (&network.link(index).stopper, Some(network)),
+    };
+    let mut campaign = Campaign::start(
+        index,
+        property,
+        settings,
+        workers.max(1),
+        (stopper, network),
+        events,
+    );
+    let broker = match network {
+        Some(network) => {
+            campaign.broker_port = Some(network.link(index).broker_port);
+            None
         }
+        None if campaign.workers > 1 => campaign.start_broker(),
+        None => None,
+    };
+    if let Some(broker) = &broker {
+        campaign.broker_port = Some(broker.port);
     }
+    let campaign = &campaign;
+    std::thread::scope(|scope| {
+        for lane in 0..campaign.workers {
+            scope.spawn(move || campaign.run_lane(lane));
+        }
+    });
+    drop(broker);
     campaign.finish()
 }
 
@@ -53,27 +99,77 @@ enum Step {
     Stop,
 }
 
-/// One property's campaign in progress.
+/// One property's campaign in progress, shared by its lanes.
 struct Campaign<'a, 's> {
     index: usize,
     property: &'a Property,
     settings: &'s Settings,
     events: &'s Sender<Event<'a>>,
     started: Instant,
-    /// This run's work directory of the property.
+    /// This run's work directory of the property (lane 0's; lane `n` uses
+    /// `worker-<n>` in it).
     work: PathBuf,
     corpus_dir: PathBuf,
     dictionary: PathBuf,
+    workers: usize,
+    /// The port of the property's broker, when its workers share a corpus.
+    broker_port: Option<u16>,
+    totals: Mutex<Totals>,
+    /// The campaign's progress over time, for the coverage report.
+    series: Mutex<SeriesWriter>,
+    /// Stops every lane's worker when one found a failure (here, or on
+    /// another machine).
+    stopper: &'s Stopper,
+    /// The campaign across machines this one is part of.
+    network: Option<&'s Network>,
+}
+
+/// What the lanes have done so far.
+#[derive(Debug, Default)]
+struct Totals {
     summary: Summary,
     /// The failures reported so far (kind, location): with `--keep-going`
-    /// the same failure is found again and again.
+    /// (or with several workers) the same failure is found again.
     seen: HashSet<(FailureKind, String)>,
+    /// Each lane's progress: its finished workers' and its current one's.
+    lanes: Vec<LaneProgress>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct LaneProgress {
+    /// The totals of the lane's finished workers.
+    finished: Progress,
+    /// The last status of its running worker.
+    current: Progress,
+}
+
+impl LaneProgress {
+    /// The lane's status: its running worker's, counted on top of its
+    /// finished workers'.
+    fn combined(&self) -> Progress {
+        Progress {
+            execs: self.finished.execs + self.current.execs,
+            imported: self.finished.imported + self.current.imported,
+            // A restarted worker resumes from the corpus cache: until it has
+            // run all of it, its own counts are lower than its lane's.
+            edges: self.finished.edges.max(self.current.edges),
+            corpus: self.finished.corpus.max(self.current.corpus),
+            tokens: add_tokens(&self.finished.tokens, self.current.tokens.clone()),
+            targets: best_targets(&self.finished.targets, self.current.targets.clone()),
+            ..self.current.clone()
+        }
+    }
+}
+
+/// One lane's state between its workers.
+struct Lane {
+    index: usize,
+    /// Its work directory.
+    work: PathBuf,
     /// Workers started so far.
     attempts: u64,
     /// When the current worker started, from the campaign's start.
     worker_began: Duration,
-    /// The campaign's progress over time, for the coverage report.
-    series: RefCell<SeriesWriter>,
 }
 
 impl<'a, 's> Campaign<'a, 's> {
@@ -81,6 +177,8 @@ impl<'a, 's> Campaign<'a, 's> {
         index: usize,
         property: &'a Property,
         settings: &'s Settings,
+        workers: usize,
+        (stopper, network): (&'s Stopper, Option<&'s Network>),
         events: &'s Sender<Event<'a>>,
     ) -> Campaign<'a, 's> {
         let (work, corpus_cache) = property_dirs(property, &settings.covcheck_dir);
@@ -102,30 +200,95 @@ impl<'a, 's> Campaign<'a, 's> {
             work,
             corpus_dir,
             dictionary,
-            summary: Summary::default(),
-            seen: HashSet::new(),
-            attempts: 0,
-            worker_began: Duration::ZERO,
-            series: RefCell::new(SeriesWriter::new(series_path(
+            workers,
+            broker_port: None,
+            totals: Mutex::new(Totals {
+                lanes: vec![LaneProgress::default(); workers],
+                ..Totals::default()
+            }),
+            series: Mutex::new(SeriesWriter::new(series_path(
                 &settings.covcheck_dir,
                 &property_key(property),
             ))),
+            stopper,
+            network,
         };
         campaign.send(Update::Started);
         campaign
     }
 
-    /// The request of the next worker, or `None` when the budget is spent or
-    /// the run was interrupted.
-    fn next_worker(&mut self) -> Option<WorkerConfig> {
+    /// Starts the broker of this campaign's workers; on failure says why,
+    /// and the campaign runs on one worker.
+    fn start_broker(&mut self) -> Option<Broker> {
+        let started = self
+            .settings
+            .broker
+            .as_deref()
+            .ok_or_else(|| "no corpus broker was built with the campaign engine".to_string());
+        let started = started.and_then(|program| {
+            std::fs::create_dir_all(&self.work)
+                .map_err(|e| format!("cannot create {}: {e}", self.work.display()))?;
+            Broker::start(program, "127.0.0.1:0", None, &self.work.join("broker.log"))
+        });
+        match started {
+            Ok(broker) => Some(broker),
+            Err(problem) => {
+                self.send(Update::Warning(format!(
+                    "{problem}; the property runs on one worker"
+                )));
+                self.workers = 1;
+                self.totals
+                    .get_mut()
+                    .expect("not shared yet")
+                    .lanes
+                    .truncate(1);
+                None
+            }
+        }
+    }
+
+    fn totals(&self) -> std::sync::MutexGuard<'_, Totals> {
+        self.totals.lock().expect("no lane panics while holding it")
+    }
+
+    /// One lane: its workers one after another, until the campaign stops.
+    fn run_lane(&self, index: usize) {
+        let work = if index == 0 {
+            self.work.clone()
+        } else {
+            self.work.join(format!("worker-{index}"))
+        };
+        let mut lane = Lane {
+            index,
+            work,
+            attempts: 0,
+            worker_began: Duration::ZERO,
+        };
+        while let Some(config) = self.next_worker(&mut lane) {
+            let Some(outcome) = self.run(&mut lane, &config) else {
+                break;
+            };
+            if self.absorb(&lane, outcome, &config) == Step::Stop {
+                break;
+            }
+        }
+    }
+
+    /// The request of the lane's next worker, or `None` when the budget is
+    /// spent, another lane found a failure or the run was interrupted.
+    fn next_worker(&self, lane: &mut Lane) -> Option<WorkerConfig> {
         let settings = self.settings;
-        let runs = settings.runs.map(|r| r.saturating_sub(self.summary.execs));
+        let done = self.totals().lanes[lane.index].finished.execs;
+        let runs = settings
+            .runs
+            .map(|r| lane_share(r, self.workers, lane.index).saturating_sub(done));
         let time = settings
             .time
             .map(|t| t.saturating_sub(self.started.elapsed()));
         if runs == Some(0)
             || time.is_some_and(|t| t.is_zero())
             || interrupt::interrupted().is_some()
+            || self.stopper.requested()
         {
             return None;
         }
@@ -135,13 +298,14 @@ impl<'a, 's> Campaign<'a, 's> {
             mode: WorkerMode::Campaign,
             rng_seed: settings.seed
                 ^ fnv1a(listing.full_path.bytes())
-                ^ self.attempts.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                ^ lane.attempts.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                ^ (lane.index as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f),
             runs,
             time_ms: time.map(|t| t.as_millis() as u64),
             timeout_ms: settings.timeout.as_millis() as u64,
             rss_limit_mb: settings.rss_limit_mb,
             corpus_dir: self.corpus_dir.clone(),
-            inflight_path: self.work.join("inflight"),
+            inflight_path: lane.work.join("inflight"),
             cmp_mutations: settings.cmp_mutations,
             stop_on_failure: !settings.keep_going,
             size_steps: settings.size_steps,
@@ -149,8 +313,9 @@ impl<'a, 's> Campaign<'a, 's> {
             dictionary: Some(self.dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
             property_dictionary: settings.dictionary,
             engine: settings.engine.clone(),
+            broker_port: self.broker_port,
         };
-        self.attempts += 1;
+        lane.attempts += 1;
         Some(config)
     }
 
@@ -164,79 +329,108 @@ impl<'a, 's> Campaign<'a, 's> {
 
     /// Runs one campaign worker, passing its progress on; `None` (after
     /// reporting why) when it could not run.
-    fn run(&mut self, config: &WorkerConfig) -> Option<WorkerOutcome> {
-        let first = self.attempts == 1;
-        self.worker_began = self.started.elapsed();
-        let result =
-            run_worker(
-                self.property,
-                &self.work,
-                config,
-                self.settings,
-                |event| match event {
-                    WorkerEvent::Status(p) => {
-                        let progress = offset(p.clone(), &self.summary);
-                        self.record(&progress);
-                        self.send(Update::Progress(progress))
-                    }
-                    // Said by every restarted worker: once is enough.
-                    WorkerEvent::Warning { message } if first => {
-                        self.send(Update::Warning(message.clone()));
-                    }
-                    _ => {}
-                },
-            );
+    fn run(&self, lane: &mut Lane, config: &WorkerConfig) -> Option<WorkerOutcome> {
+        let first = lane.attempts == 1 && lane.index == 0;
+        lane.worker_began = self.started.elapsed();
+        let result = run_stoppable_worker(
+            self.property,
+            &lane.work,
+            config,
+            self.settings,
+            Some(self.stopper),
+            |event| match event {
+                WorkerEvent::Status(p) => self.status(lane.index, p),
+                // Said by every restarted worker: once is enough.
+                WorkerEvent::Warning { message } if first => {
+                    self.send(Update::Warning(message.clone()));
+                }
+                _ => {}
+            },
+        );
         match result {
             Ok(outcome) => Some(outcome),
             Err(error) => {
-                self.summary.errors += 1;
+                self.totals().summary.errors += 1;
                 self.send(Update::Error(error));
                 None
             }
         }
     }
 
+    /// Takes a worker's status into its lane's and reports the campaign's.
+    fn status(&self, lane: usize, progress: &Progress) {
+        let combined = {
+            let mut totals = self.totals();
+            totals.lanes[lane].current = progress.clone();
+            combined(&totals.lanes)
+        };
+        let combined = Progress {
+            elapsed_ms: self.started.elapsed().as_millis() as u64,
+            ..combined
+        };
+        self.record(&combined);
+        self.send(Update::Progress {
+            progress: combined,
+            workers: self.workers,
+        });
+    }
+
     /// Counts what a worker did and reports what it found; says whether
-    /// another worker should follow.
-    fn absorb(&mut self, outcome: WorkerOutcome, config: &WorkerConfig) -> Step {
-        let progress = outcome.last_progress;
-        let execs_before = self.summary.execs;
-        self.summary.execs += progress.execs;
-        self.summary.edges = self.summary.edges.max(progress.edges);
-        self.summary.corpus = self.summary.corpus.max(progress.corpus);
-        self.summary.tokens = add_tokens(&self.summary.tokens, progress.tokens);
-        self.summary.targets = best_targets(&self.summary.targets, progress.targets);
-        if outcome.interrupted.is_some() {
+    /// another worker should follow in its lane.
+    fn absorb(&self, lane: &Lane, outcome: WorkerOutcome, config: &WorkerConfig) -> Step {
+        // Where the worker's own time and execution count start, from the
+        // campaign's start: all the executions before it, of every lane.
+        let execs_before = {
+            let mut totals = self.totals();
+            let lane_progress = &mut totals.lanes[lane.index];
+            let before = lane_progress.finished.execs;
+            lane_progress.current = outcome.last_progress.clone();
+            lane_progress.finished = lane_progress.combined();
+            lane_progress.current = Progress::default();
+            let others: u64 = totals
+                .lanes
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| *n != lane.index)
+                .map(|(_, l)| l.combined().execs)
+                .sum();
+            before + others
+        };
+        if outcome.interrupted.is_some() || outcome.stopped {
             return Step::Stop;
         }
         for error in outcome.errors {
-            self.summary.errors += 1;
+            self.totals().summary.errors += 1;
             self.send(Update::Error(error));
         }
-        // A worker counts time and executions from its own start.
-        let began = self.worker_began;
-        let mut findings: Vec<(Finding, (Duration, u64))> = outcome
+        let found = !outcome.findings.is_empty() || outcome.death.is_some();
+        if found && !self.settings.keep_going {
+            // Before shrinking: the other workers would only find it again.
+            self.stopper.stop();
+        }
+        let mut findings: Vec<Finding> = outcome
             .findings
             .into_iter()
-            .map(|f| (f, (began, execs_before)))
+            .map(|mut f| {
+                f.execs_to_find += execs_before;
+                f.found_after_us += lane.worker_began.as_micros() as u64;
+                f
+            })
             .collect();
         if let Some(death) = outcome.death {
-            // Counted from the campaign's start already.
-            let finding = self.finding_of_death(&death, config);
-            findings.push((finding, (Duration::ZERO, 0)));
+            findings.push(self.finding_of_death(lane, &death, config));
         }
-        let found = !findings.is_empty();
-        for (finding, from) in findings {
-            self.report_finding(finding, from);
+        for finding in findings {
+            self.report_finding(finding, lane.index);
         }
         after_worker(found, self.settings.keep_going)
     }
 
     /// The finding of a worker that died: its input reproduced and shrunk
     /// by a second worker, or as it was when that fails.
-    fn finding_of_death(&self, death: &Death, config: &WorkerConfig) -> Finding {
+    fn finding_of_death(&self, lane: &Lane, death: &Death, config: &WorkerConfig) -> Finding {
         self.send(Update::Crashed(death.kind));
-        let shrunk = shrink_crash(self.property, &self.work, config, self.settings, death);
+        let shrunk = shrink_crash(self.property, &lane.work, config, self.settings, death);
         let mut finding = shrunk.unwrap_or_else(|problem| Finding {
             kind: death.kind,
             choices: death.choices.clone(),
@@ -250,47 +444,73 @@ impl<'a, 's> Campaign<'a, 's> {
             flaky: false,
             size: Some(CAMPAIGN_MAX_LEN),
         });
-        finding.execs_to_find = self.summary.execs; // the dead worker's are counted
+        // The dead worker's executions are counted.
+        finding.execs_to_find = combined(&self.totals().lanes).execs;
         finding.found_after_us = self.started.elapsed().as_micros() as u64;
         finding
     }
 
     /// Saves a new finding as a seed and reports it; the same failure again
-    /// (with `--keep-going`) is dropped.
-    /// `from` is where the finding's own time and execution count start,
-    /// from the campaign's start.
-    fn report_finding(&mut self, finding: Finding, from: (Duration, u64)) {
-        if !self.seen.insert((finding.kind, finding.location.clone())) {
+    /// (with `--keep-going`, or from another worker) is dropped. Its time
+    /// and execution count are the campaign's, from its start.
+    fn report_finding(&self, finding: Finding, lane: usize) {
+        let new = self
+            .totals()
+            .seen
+            .insert((finding.kind, finding.location.clone()));
+        // On a campaign across machines, the first machine to find it saves it.
+        if !new
+            || self
+                .network
+                .is_some_and(|n| !n.claim(self.index, finding.kind, &finding.location))
+        {
             return;
         }
-        self.summary.failures.push(finding.kind);
+        self.totals().summary.failures.push(finding.kind);
         let seed = if self.settings.save {
             save_seed(self.property, &finding)
         } else {
             Err(SeedNotSaved::NoSave)
         };
         let mark = FindingMark {
-            elapsed_ms: (from.0 + Duration::from_micros(finding.found_after_us)).as_millis() as u64,
-            execs: from.1 + finding.execs_to_find,
+            elapsed_ms: finding.found_after_us / 1000,
+            execs: finding.execs_to_find,
             kind: finding.kind.describe().to_string(),
             message: finding.message.clone(),
             value: finding.args.clone(),
             rerun: self.property.rerun_command(),
             seed: seed.as_ref().ok().map(|p| p.display().to_string()),
         };
-        self.warn_if(self.series.borrow_mut().finding(&mark));
-        let reported = Box::new(Reported { finding, seed });
+        let problem = self
+            .series
+            .lock()
+            .expect("no panics while held")
+            .finding(&mark);
+        self.warn_if(problem);
+        let found_by = (self.workers > 1).then_some(FoundBy {
+            worker: lane + 1,
+            workers: self.workers,
+        });
+        let reported = Box::new(Reported {
+            finding,
+            seed,
+            found_by,
+        });
         self.send(Update::Finding(reported));
     }
 
     /// Notes the campaign's progress in its series.
     fn record(&self, progress: &Progress) {
-        let problem = self.series.borrow_mut().point(SeriesPoint {
-            elapsed_ms: self.started.elapsed().as_millis() as u64,
-            execs: progress.execs,
-            edges: progress.edges as u64,
-            corpus: progress.corpus as u64,
-        });
+        let problem = self
+            .series
+            .lock()
+            .expect("no panics while held")
+            .point(SeriesPoint {
+                elapsed_ms: self.started.elapsed().as_millis() as u64,
+                execs: progress.execs,
+                edges: progress.edges as u64,
+                corpus: progress.corpus as u64,
+            });
         self.warn_if(problem);
     }
 
@@ -300,17 +520,74 @@ impl<'a, 's> Campaign<'a, 's> {
         }
     }
 
-    fn finish(mut self) -> Summary {
-        self.summary.elapsed = self.started.elapsed();
+    /// What the other machines did to this campaign: failures they found
+    /// (counted here too, as the run's verdict; saved there), or the hub
+    /// lost.
+    fn network_outcome(&self, network: &Network, summary: &mut Summary) {
+        let seen = self.totals().seen.clone();
+        for found in network.link(self.index).elsewhere() {
+            if !seen.contains(&(found.kind, found.location.clone())) {
+                summary.failures.push(found.kind);
+                self.send(Update::FoundElsewhere(found));
+            }
+        }
+        if network.hub_lost() {
+            summary.errors += 1;
+            self.send(Update::HubLost(network.address.clone()));
+        }
+    }
+
+    fn finish(&self) -> Summary {
+        let mut summary = {
+            let totals = self.totals();
+            let all = combined(&totals.lanes);
+            Summary {
+                execs: all.execs,
+                imported: all.imported,
+                edges: all.edges,
+                corpus: all.corpus,
+                tokens: all.tokens,
+                targets: all.targets,
+                workers: self.workers,
+                ..totals.summary.clone()
+            }
+        };
+        summary.elapsed = self.started.elapsed();
+        if let Some(network) = self.network {
+            self.network_outcome(network, &mut summary);
+        }
         self.record(&Progress {
-            execs: self.summary.execs,
-            edges: self.summary.edges,
-            corpus: self.summary.corpus,
+            execs: summary.execs,
+            edges: summary.edges,
+            corpus: summary.corpus,
             ..Progress::default()
         });
-        self.send(Update::Finished(self.summary.clone()));
-        self.summary
+        self.send(Update::Finished(summary.clone()));
+        summary
     }
+}
+
+/// The executions of `--runs` that lane `lane` of `workers` runs: an even
+/// share, the first lanes taking one more when it does not divide.
+fn lane_share(runs: u64, workers: usize, lane: usize) -> u64 {
+    let workers = workers.max(1) as u64;
+    runs / workers + u64::from((lane as u64) < runs % workers)
+}
+
+/// The campaign's status from its lanes': executions summed; edges and
+/// corpus the largest (each worker counts its own, and sharing makes them
+/// alike); tokens added up; each label's best target.
+fn combined(lanes: &[LaneProgress]) -> Progress {
+    let mut all = Progress::default();
+    for lane in lanes.iter().map(LaneProgress::combined) {
+        all.execs += lane.execs;
+        all.imported += lane.imported;
+        all.edges = all.edges.max(lane.edges);
+        all.corpus = all.corpus.max(lane.corpus);
+        all.tokens = add_tokens(&all.tokens, lane.tokens);
+        all.targets = best_targets(&all.targets, lane.targets);
+    }
+    all
 }
 
 /// Whether another worker follows one that `found` failures (a death is
@@ -322,16 +599,6 @@ fn after_worker(found: bool, keep_going: bool) -> Step {
         Step::Continue
     } else {
         Step::Stop
-    }
-}
-
-/// Status from a restarted worker, counted on top of earlier workers.
-fn offset(p: Progress, before: &Summary) -> Progress {
-    Progress {
-        execs: p.execs + before.execs,
-        tokens: add_tokens(&before.tokens, p.tokens),
-        targets: best_targets(&before.targets, p.targets),
-        ..p
     }
 }
 
@@ -395,6 +662,7 @@ fn shrink_crash(
             choices: death.choices.clone(),
         },
         inflight_path: work.join("inflight-shrink"),
+        broker_port: None,
         ..campaign.clone()
     };
     let outcome = run_worker(property, work, &config, settings, |_| {})?;

@@ -12,9 +12,11 @@
 //!
 //! One concept per module: [`paths`] (where state lives), [`worker`] (one
 //! worker process), [`watchdog`] (its memory and liveness), [`death`] (what
-//! killed it), [`campaign`] (one property's campaign) and [`pool`] (many
-//! properties at once).
+//! killed it), [`campaign`] (one property's campaign, on one worker or
+//! many), [`broker`] (the process through which a property's workers share
+//! their corpus) and [`pool`] (many properties at once).
 
+pub mod broker;
 pub mod campaign;
 pub mod death;
 pub mod paths;
@@ -28,7 +30,7 @@ use std::time::Duration;
 pub use campaign::run_property;
 pub use death::Death;
 pub use paths::{property_dirs, property_key, remove_finished_work_dirs};
-pub use worker::{WorkerOutcome, run_worker, tail, tool_request};
+pub use worker::{Stopper, WorkerOutcome, run_stoppable_worker, run_worker, tail, tool_request};
 
 /// How every campaign of this invocation runs.
 #[derive(Clone, Debug)]
@@ -51,6 +53,9 @@ pub struct Settings {
     pub covcheck_dir: PathBuf,
     /// The campaign engine library campaign workers load.
     pub engine: Option<PathBuf>,
+    /// The LLMP broker program (`covcheck-broker`) through which the
+    /// workers of one property share their corpus.
+    pub broker: Option<PathBuf>,
 }
 
 impl Settings {
@@ -72,6 +77,7 @@ impl Settings {
             seed: 0,
             covcheck_dir,
             engine: None,
+            broker: None,
         }
     }
 }

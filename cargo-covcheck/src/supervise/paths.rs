@@ -20,6 +20,12 @@ pub fn property_dirs(property: &Property, covcheck_dir: &Path) -> (PathBuf, Path
     )
 }
 
+/// This run's work directory: per-property ones in it, and the logs of
+/// what serves all of them (the brokers of a campaign across machines).
+pub fn this_run_dir(covcheck_dir: &Path) -> PathBuf {
+    run_work_dir(covcheck_dir, std::process::id())
+}
+
 fn run_work_dir(covcheck_dir: &Path, pid: u32) -> PathBuf {
     covcheck_dir.join("work").join(format!("run-{pid}"))
 }

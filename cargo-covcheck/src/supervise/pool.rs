@@ -19,6 +19,20 @@ pub fn jobs(requested: Option<usize>, items: usize) -> usize {
         .clamp(1, items.max(1))
 }
 
+/// How many workers each of `items` properties runs on when `jobs` workers
+/// run in all: one each when there are at least as many properties as
+/// workers; else the workers spread evenly, the first properties taking
+/// one more when they do not divide.
+pub fn workers_per_item(jobs: usize, items: usize) -> Vec<usize> {
+    let jobs = jobs.max(1);
+    if items >= jobs {
+        return vec![1; items];
+    }
+    (0..items)
+        .map(|i| jobs / items + usize::from(i < jobs % items))
+        .collect()
+}
+
 /// Runs `work` on every item (with its index), `jobs` at a time, and
 /// returns the results in the items' order. What `work` sends reaches
 /// `on_event` on the calling thread as it comes, so that a reporter sees
@@ -62,6 +76,19 @@ pub fn in_parallel<'i, T: Sync, R: Send, E: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn workers_left_over_go_to_the_selected_properties() {
+        assert_eq!(workers_per_item(16, 1), [16]);
+        assert_eq!(workers_per_item(2, 1), [2]);
+        assert_eq!(workers_per_item(5, 2), [3, 2]);
+        assert_eq!(
+            workers_per_item(2, 3),
+            [1, 1, 1],
+            "more properties than workers"
+        );
+        assert_eq!(workers_per_item(4, 0), [0usize; 0]);
+    }
 
     #[test]
     fn results_keep_the_items_order_and_every_event_arrives() {

@@ -6,6 +6,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use covcheck_protocol::inflight::{MAX_CHOICES, inflight_len, read_inflight};
 use covcheck_protocol::worker::{
@@ -39,6 +41,54 @@ pub struct WorkerOutcome {
     pub seed_in_flight: Option<(String, String)>,
     /// The signal that interrupted the run while this worker ran.
     pub interrupted: Option<i32>,
+    /// The worker was asked to stop (see [`Stopper`]) before it was done.
+    pub stopped: bool,
+}
+
+/// Asks the running campaign workers of one property to stop early: with
+/// `SIGTERM`, which a campaign worker takes as "write your corpus cache,
+/// report your totals and end". Used when one of a property's workers found
+/// a failure, so that it is shrunk, saved and reported once.
+#[derive(Debug, Default)]
+pub struct Stopper {
+    requested: AtomicBool,
+    pids: Mutex<Vec<u32>>,
+}
+
+impl Stopper {
+    /// Stops the running workers, and any started from now on.
+    pub fn stop(&self) {
+        self.requested.store(true, Ordering::SeqCst);
+        for &pid in self.pids.lock().expect("no panics while held").iter() {
+            terminate(pid);
+        }
+    }
+
+    pub fn requested(&self) -> bool {
+        self.requested.load(Ordering::SeqCst)
+    }
+
+    fn register(&self, pid: u32) {
+        self.pids.lock().expect("no panics while held").push(pid);
+        if self.requested() {
+            terminate(pid);
+        }
+    }
+
+    /// Forgets `pid`: call it before the worker is reaped, as its pid may
+    /// then be reused.
+    fn unregister(&self, pid: u32) {
+        self.pids
+            .lock()
+            .expect("no panics while held")
+            .retain(|&p| p != pid);
+    }
+}
+
+fn terminate(pid: u32) {
+    // SAFETY: kill(2) on a worker of ours that has not been reaped yet
+    // (it is unregistered first).
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
 }
 
 /// The request of a worker that runs no campaign (`minimize`, `replay`), and
@@ -67,6 +117,7 @@ pub fn tool_request(
         dictionary: None,
         property_dictionary: false,
         engine: None,
+        broker_port: None,
     };
     (work, config)
 }
@@ -79,17 +130,44 @@ pub fn run_worker(
     settings: &Settings,
     on_event: impl FnMut(&Event),
 ) -> Result<WorkerOutcome, WorkerError> {
+    run_stoppable_worker(property, work, config, settings, None, on_event)
+}
+
+/// [`run_worker`], for a worker that `stopper` may stop early.
+pub fn run_stoppable_worker(
+    property: &Property,
+    work: &Path,
+    config: &WorkerConfig,
+    settings: &Settings,
+    stopper: Option<&Stopper>,
+    on_event: impl FnMut(&Event),
+) -> Result<WorkerOutcome, WorkerError> {
     let (files, log) = WorkerFiles::prepare(work, config)?;
     let mut child = spawn(property, &files.config, log)?;
     let registered = interrupt::Registered::new(child.id());
+    if let Some(stopper) = stopper {
+        stopper.register(child.id());
+    }
     let stdout = child.stdout.take().expect("piped");
     let watchdog = Watchdog::start(&child, settings.rss_limit_mb);
     let mut outcome = WorkerOutcome::default();
     read_events(stdout, &watchdog, &mut outcome, on_event);
+    if let Some(stopper) = stopper {
+        stopper.unregister(child.id());
+    }
     let status = child.wait().ok();
     drop(registered);
     let watched = watchdog.stop();
-    judge_ending(&mut outcome, status, watched, config, settings, &files)?;
+    let stopped = stopper.is_some_and(Stopper::requested);
+    judge_ending(
+        &mut outcome,
+        status,
+        watched,
+        config,
+        settings,
+        &files,
+        stopped,
+    )?;
     Ok(outcome)
 }
 
@@ -229,6 +307,7 @@ fn judge_ending(
     config: &WorkerConfig,
     settings: &Settings,
     files: &WorkerFiles,
+    stopped: bool,
 ) -> Result<(), WorkerError> {
     let failed_test = status.is_some_and(|s| s.code() == Some(LIBTEST_FAILED));
     let refused = status.is_some_and(|s| s.code() == Some(2)) && !outcome.errors.is_empty();
@@ -239,6 +318,10 @@ fn judge_ending(
     if let Some(signal) = interrupt::interrupted() {
         // Killed because the user interrupted the run: not a finding.
         outcome.interrupted = Some(signal);
+    } else if stopped && !outcome.done {
+        // Asked to stop (a sibling found a failure) and ended before it
+        // could say so: not a finding.
+        outcome.stopped = true;
     } else if refused {
         // The worker explained why it cannot run (an error event): not a crash.
     } else if failed_test && !killed && outcome.seed_in_flight.is_none() {

@@ -26,7 +26,12 @@ pub fn load_corpus_dir(dir: &Path) -> Vec<Vec<u64>> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    // Hidden files are entries another worker is still writing.
+    let mut paths: Vec<_> = entries
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .collect();
     paths.sort();
     paths
         .into_iter()

@@ -72,9 +72,14 @@ impl Session {
         }
     }
 
-    /// Runs an input; it enters the corpus if its coverage is new.
-    pub(crate) fn evaluate(&mut self, choices: &[u64]) -> Result<(), String> {
-        self.check((self.engine.evaluate)(self.ptr, Choices::lend(choices)))
+    /// Runs an input; it enters the corpus if its coverage is new, and is
+    /// sent to the property's other workers if `share`.
+    pub(crate) fn evaluate(&mut self, choices: &[u64], share: bool) -> Result<(), String> {
+        self.check((self.engine.evaluate)(
+            self.ptr,
+            Choices::lend(choices),
+            share,
+        ))
     }
 
     /// Adds the empty input to the corpus, whatever its coverage.
@@ -82,13 +87,20 @@ impl Session {
         self.check((self.engine.add_empty)(self.ptr))
     }
 
-    /// One round of the mutational stage on the next scheduled entry.
+    /// One round of the mutational stage on the next scheduled entry, then
+    /// the inputs the property's other workers sent.
     pub(crate) fn fuzz_one(&mut self) -> Result<(), String> {
         self.check((self.engine.fuzz_one)(self.ptr))
     }
 
     pub(crate) fn corpus_count(&self) -> usize {
         (self.engine.corpus_count)(self.ptr)
+    }
+
+    /// Inputs received from the property's other workers that entered the
+    /// corpus.
+    pub(crate) fn imported(&self) -> u64 {
+        (self.engine.imported)(self.ptr)
     }
 
     /// Corpus entry `n`, in the order entries were added.

@@ -108,7 +108,11 @@ fn saved_inputs(info: &PropertyInfo, corpus_dir: &Path) -> Vec<(Vec<u64>, u64)> 
     let Ok(entries) = std::fs::read_dir(corpus_dir) else {
         return inputs;
     };
-    let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    let mut paths: Vec<_> = entries
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .collect();
     paths.sort();
     for path in paths {
         let parsed = std::fs::read_to_string(&path)

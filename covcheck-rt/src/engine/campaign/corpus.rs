@@ -30,6 +30,18 @@ pub(super) fn saved_inputs(info: &PropertyInfo, request: &WorkerConfig) -> Vec<V
     initial
 }
 
+/// Writes `bytes` to `path` through a temporary file renamed into place:
+/// the property's other workers read the cache as it grows, and must never
+/// see half an entry. Best effort, as the cache is.
+fn write_atomically(path: &Path, bytes: &[u8]) {
+    // A hidden name, which readers of the cache skip.
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = path.with_file_name(format!(".{name}.{}", std::process::id()));
+    if std::fs::write(&temp, bytes).is_ok() && std::fs::rename(&temp, path).is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+}
+
 /// Writes corpus entries added since the last call to the corpus cache.
 pub(super) fn persist_new_entries(session: &Session, from: usize, dir: &Path) -> usize {
     let count = session.corpus_count();
@@ -43,7 +55,7 @@ pub(super) fn persist_new_entries(session: &Session, from: usize, dir: &Path) ->
         };
         let name = dir.join(corpus_file_name(&choices));
         if !name.exists() {
-            let _ = std::fs::write(&name, SeedFile::format_indices(&choices));
+            write_atomically(&name, SeedFile::format_indices(&choices).as_bytes());
         }
     }
     count

@@ -30,6 +30,7 @@ mod fresh;
 mod host;
 mod mutation;
 mod report;
+mod stop;
 mod targets;
 mod tokens;
 
@@ -104,10 +105,12 @@ pub fn run(
         timeout_ms: request.timeout_ms.max(1),
         counters: counters.0,
         counters_len: counters.1,
+        broker_port: request.broker_port.unwrap_or(0),
     };
     // SAFETY: `side` is declared before `session`, so it outlives it.
     let mut session = unsafe { Session::start(engine, settings, side.host()) }?;
     take_over_panic_hook();
+    stop::listen();
     let initial = saved_inputs(info, request);
     let mut campaign = Campaign {
         property,
@@ -167,7 +170,9 @@ impl Campaign<'_, '_> {
             if self.shared.has_caught() {
                 break;
             }
-            session.evaluate(&choices)?;
+            // Every worker of the property starts from the same cache, so
+            // what it keeps now is not news to the others.
+            session.evaluate(&choices, false)?;
         }
         if session.corpus_count() == 0 && !self.shared.has_caught() {
             session.add_empty()?;
@@ -198,6 +203,7 @@ impl Campaign<'_, '_> {
             }
             if self.request.runs.is_some_and(|runs| self.execs() >= runs)
                 || deadline.is_some_and(|d| Instant::now() >= d)
+                || stop::requested()
             {
                 break;
             }
@@ -213,7 +219,7 @@ impl Campaign<'_, '_> {
             }
             persisted = persist_new_entries(session, persisted, &self.request.corpus_dir);
             if last_status.elapsed() >= STATUS_EVERY {
-                emit(&Event::Status(self.progress(session.corpus_count())));
+                emit(&Event::Status(self.progress(session)));
                 last_status = Instant::now();
             }
         }
@@ -244,7 +250,7 @@ impl Campaign<'_, '_> {
                 break;
             }
             let choices = self.fresh.draw();
-            session.evaluate(&choices)?;
+            session.evaluate(&choices, true)?;
         }
         Ok(())
     }
@@ -257,7 +263,7 @@ impl Campaign<'_, '_> {
         if let Some(found) = found {
             self.report(found);
         }
-        emit(&Event::Done(self.progress(session.corpus_count())));
+        emit(&Event::Done(self.progress(session)));
     }
 
     /// Shrinks `found` and sends the finding; see [`report::report`].
@@ -270,10 +276,11 @@ impl Campaign<'_, '_> {
         self.shared.execs.get()
     }
 
-    fn progress(&self, corpus: usize) -> Progress {
+    fn progress(&self, session: &Session) -> Progress {
         Progress {
             execs: self.execs(),
-            corpus,
+            corpus: session.corpus_count(),
+            imported: session.imported(),
             edges: self.edges.get(),
             elapsed_ms: self.started.elapsed().as_millis() as u64,
             tokens: self.token_counts.borrow().top(),

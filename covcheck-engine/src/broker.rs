@@ -1,0 +1,95 @@
+//! `covcheck-broker`: LibAFL's LLMP broker for the workers of one property.
+//!
+//! The workers of a property share corpus entries through it: each worker's
+//! engine session is an LLMP client (see `session.rs`), and the broker
+//! forwards every new corpus entry to the others, which run it and keep it
+//! if it is new to them. A broker can also connect to another machine's
+//! broker (LLMP's broker-to-broker link over TCP), so that the workers of
+//! both machines share one corpus.
+//!
+//! `cargo covcheck` starts one broker process per property that runs on
+//! more than one worker or machine, and ends it by closing its stdin.
+//! A process of its own, not a thread of the supervisor: LLMP's shared
+//! pages and TCP listener threads then live and die apart from the
+//! supervisor, which links no LibAFL.
+//!
+//! Usage: `covcheck-broker <bind address> [<address of a broker to join>]`.
+//! It prints `port <n>` on stdout once it listens (the port it bound, so
+//! that port 0 picks a free one), then `joined` once linked to the other
+//! broker, and runs until stdin closes.
+
+use std::io::{BufRead, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use libafl_bolts::llmp::{Listener, LlmpBroker};
+use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+
+/// How long the broker sleeps when no message came: the delay it adds to
+/// sharing, at almost no CPU.
+const IDLE: Duration = Duration::from_millis(2);
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("covcheck-broker: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (bind, join) = match args.as_slice() {
+        [bind] => (bind, None),
+        [bind, join] => (bind, Some(join)),
+        _ => return Err("usage: covcheck-broker <bind address> [<broker to join>]".into()),
+    };
+    let listener = TcpListener::bind(bind).map_err(|e| format!("cannot listen on {bind}: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let provider = StdShMemProvider::new().map_err(|e| e.to_string())?;
+    let mut broker = LlmpBroker::new(provider, ()).map_err(|e| e.to_string())?;
+    // Link to the other broker before listening: the listener numbers the
+    // clients that attach from the count at its start, and the link is a
+    // client too. Linked after, it would share its number with the first
+    // worker, and each would drop the other's messages as its own.
+    if let Some(join) = join {
+        broker
+            .inner_mut()
+            .connect_b2b(join.as_str())
+            .map_err(|e| format!("cannot reach the broker at {join}: {e}"))?;
+    }
+    broker
+        .inner_mut()
+        .launch_listener(Listener::Tcp(listener))
+        .map_err(|e| e.to_string())?;
+    say(&format!("port {port}"));
+    if join.is_some() {
+        say("joined");
+    }
+    let done = stdin_closed();
+    while !done.load(Ordering::Relaxed) {
+        let busy = broker.broker_once().map_err(|e| e.to_string())?;
+        if !busy {
+            std::thread::sleep(IDLE);
+        }
+    }
+    Ok(())
+}
+
+fn say(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
+/// A flag set once stdin reaches its end: the supervisor closed it, or died.
+fn stdin_closed() -> Arc<AtomicBool> {
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    std::thread::spawn(move || {
+        for _ in std::io::stdin().lock().lines() {}
+        flag.store(true, Ordering::Relaxed);
+    });
+    done
+}
