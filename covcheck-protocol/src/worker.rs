@@ -113,6 +113,13 @@ pub struct WorkerConfig {
     /// deepening); off, fresh inputs use the full bound from the start.
     #[serde(default = "yes")]
     pub size_steps: bool,
+    /// With size steps, where the bound starts, as a share of the doublings
+    /// from the smallest bound to the full size: 0 the smallest, 1 the full
+    /// size. One worker steps up from the smallest; the workers of a
+    /// property on several spread over the steps, so that the sizes one
+    /// worker would reach one after another are searched side by side.
+    #[serde(default)]
+    pub size_start: f64,
     /// Tokens for the mutator, in libFuzzer's dictionary format
     /// ([`crate::dictionary`]): the literals of the crates under test.
     #[serde(default)]
@@ -249,6 +256,13 @@ pub enum Event {
         corpus: usize,
     },
     Status(Progress),
+    /// A failure was caught after `execs` executions of this worker; it is
+    /// being shrunk, and a [`Event::Finding`] follows (unless it does not
+    /// fail again). Tells the supervisor when it happened, counted over all
+    /// the property's workers.
+    Caught {
+        execs: u64,
+    },
     Finding(Finding),
     Done(Progress),
     /// The outcome of [`WorkerMode::Minimize`].

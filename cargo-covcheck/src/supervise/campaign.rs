@@ -170,6 +170,9 @@ struct Lane {
     attempts: u64,
     /// When the current worker started, from the campaign's start.
     worker_began: Duration,
+    /// The other lanes' executions when the current worker caught its
+    /// first failure.
+    others_at_catch: Option<u64>,
 }
 
 impl<'a, 's> Campaign<'a, 's> {
@@ -263,6 +266,7 @@ impl<'a, 's> Campaign<'a, 's> {
             work,
             attempts: 0,
             worker_began: Duration::ZERO,
+            others_at_catch: None,
         };
         while let Some(config) = self.next_worker(&mut lane) {
             let Some(outcome) = self.run(&mut lane, &config) else {
@@ -309,6 +313,7 @@ impl<'a, 's> Campaign<'a, 's> {
             cmp_mutations: settings.cmp_mutations,
             stop_on_failure: !settings.keep_going,
             size_steps: settings.size_steps,
+            size_start: size_start(lane.index, self.workers),
             steer_targets: settings.steer_targets,
             dictionary: Some(self.dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
             property_dictionary: settings.dictionary,
@@ -332,6 +337,7 @@ impl<'a, 's> Campaign<'a, 's> {
     fn run(&self, lane: &mut Lane, config: &WorkerConfig) -> Option<WorkerOutcome> {
         let first = lane.attempts == 1 && lane.index == 0;
         lane.worker_began = self.started.elapsed();
+        let caught = std::cell::Cell::new(None);
         let result = run_stoppable_worker(
             self.property,
             &lane.work,
@@ -340,6 +346,9 @@ impl<'a, 's> Campaign<'a, 's> {
             Some(self.stopper),
             |event| match event {
                 WorkerEvent::Status(p) => self.status(lane.index, p),
+                WorkerEvent::Caught { .. } if caught.get().is_none() => {
+                    caught.set(Some(self.other_lanes_execs(lane.index)));
+                }
                 // Said by every restarted worker: once is enough.
                 WorkerEvent::Warning { message } if first => {
                     self.send(Update::Warning(message.clone()));
@@ -347,6 +356,7 @@ impl<'a, 's> Campaign<'a, 's> {
                 _ => {}
             },
         );
+        lane.others_at_catch = caught.get();
         match result {
             Ok(outcome) => Some(outcome),
             Err(error) => {
@@ -375,11 +385,21 @@ impl<'a, 's> Campaign<'a, 's> {
         });
     }
 
+    /// The executions of every lane but `lane`, so far.
+    fn other_lanes_execs(&self, lane: usize) -> u64 {
+        let totals = self.totals();
+        let others = totals.lanes.iter().enumerate().filter(|(n, _)| *n != lane);
+        others.map(|(_, l)| l.combined().execs).sum()
+    }
+
     /// Counts what a worker did and reports what it found; says whether
     /// another worker should follow in its lane.
     fn absorb(&self, lane: &Lane, outcome: WorkerOutcome, config: &WorkerConfig) -> Step {
         // Where the worker's own time and execution count start, from the
         // campaign's start: all the executions before it, of every lane.
+        let others = lane
+            .others_at_catch
+            .unwrap_or_else(|| self.other_lanes_execs(lane.index));
         let execs_before = {
             let mut totals = self.totals();
             let lane_progress = &mut totals.lanes[lane.index];
@@ -387,13 +407,6 @@ impl<'a, 's> Campaign<'a, 's> {
             lane_progress.current = outcome.last_progress.clone();
             lane_progress.finished = lane_progress.combined();
             lane_progress.current = Progress::default();
-            let others: u64 = totals
-                .lanes
-                .iter()
-                .enumerate()
-                .filter(|(n, _)| *n != lane.index)
-                .map(|(_, l)| l.combined().execs)
-                .sum();
             before + others
         };
         if outcome.interrupted.is_some() || outcome.stopped {
@@ -567,6 +580,19 @@ impl<'a, 's> Campaign<'a, 's> {
     }
 }
 
+/// Where lane `lane` of `workers` starts its size steps: the first at the
+/// smallest bound, the last at the full size, the others spread between.
+/// One worker deepens the search step by step; several search the steps
+/// side by side (a property whose bug needs a large input is found by the
+/// last lane at once, one with a small bug still early by the first).
+fn size_start(lane: usize, workers: usize) -> f64 {
+    if workers <= 1 {
+        0.0
+    } else {
+        lane as f64 / (workers - 1) as f64
+    }
+}
+
 /// The executions of `--runs` that lane `lane` of `workers` runs: an even
 /// share, the first lanes taking one more when it does not divide.
 fn lane_share(runs: u64, workers: usize, lane: usize) -> u64 {
@@ -685,6 +711,16 @@ fn shrink_crash(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lanes_share_the_runs_and_spread_over_the_size_steps() {
+        let shares: Vec<u64> = (0..3).map(|lane| lane_share(10, 3, lane)).collect();
+        assert_eq!(shares, [4, 3, 3]);
+        assert_eq!(lane_share(10, 1, 0), 10);
+        assert_eq!(size_start(0, 1), 0.0, "one worker steps from the smallest");
+        let starts: Vec<f64> = (0..3).map(|lane| size_start(lane, 3)).collect();
+        assert_eq!(starts, [0.0, 0.5, 1.0]);
+    }
 
     #[test]
     fn a_campaign_goes_on_after_a_failure_only_with_keep_going() {

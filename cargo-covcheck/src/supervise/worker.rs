@@ -113,6 +113,7 @@ pub fn tool_request(
         cmp_mutations: settings.cmp_mutations,
         stop_on_failure: true,
         size_steps: settings.size_steps,
+        size_start: 0.0,
         steer_targets: settings.steer_targets,
         dictionary: None,
         property_dictionary: false,
@@ -278,7 +279,7 @@ impl WorkerOutcome {
             }
             Event::Finding(f) => self.findings.push(f),
             Event::Error { message } => self.errors.push(WorkerError::Refused(message)),
-            Event::Warning { .. } | Event::Started { .. } => {}
+            Event::Warning { .. } | Event::Started { .. } | Event::Caught { .. } => {}
             Event::Minimized(report) => {
                 self.minimized = Some(report);
                 self.done = true;

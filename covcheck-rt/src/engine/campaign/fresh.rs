@@ -22,6 +22,18 @@ pub(super) const STALL_EXECS: u64 = 20_000;
 /// default, reached at a bound of 1,024).
 const MUTANT_CHOICES_PER_ELEMENT: usize = 64;
 
+/// The doublings a worker's bound starts with: `size_start` of those from
+/// `bound` to `max_len`, rounded up.
+fn head_start(request: &WorkerConfig, bound: usize, max_len: usize) -> u32 {
+    if !request.size_steps || bound == 0 {
+        return 0;
+    }
+    let steps = (max_len.div_ceil(bound))
+        .next_power_of_two()
+        .trailing_zeros();
+    (request.size_start.clamp(0.0, 1.0) * f64::from(steps)).ceil() as u32
+}
+
 /// Draws fresh inputs under the current size bound.
 pub(super) struct Fresh<'a, 'p> {
     property: &'a PropertyFn<'p>,
@@ -51,7 +63,7 @@ impl<'a, 'p> Fresh<'a, 'p> {
         } else {
             limits.max_len
         };
-        let fresh = Fresh {
+        let mut fresh = Fresh {
             property,
             limits,
             nested_len,
@@ -59,6 +71,9 @@ impl<'a, 'p> Fresh<'a, 'p> {
             bound,
             max_choices,
         };
+        for _ in 0..head_start(request, bound, limits.max_len) {
+            fresh.grow();
+        }
         fresh.max_choices.set(fresh.mutant_cap());
         fresh
     }
@@ -93,5 +108,31 @@ impl<'a, 'p> Fresh<'a, 'p> {
     /// would slow every later execution down. The cap grows with the bound.
     fn mutant_cap(&self) -> usize {
         (self.bound * MUTANT_CHOICES_PER_ELEMENT).clamp(1024, self.limits.max_choices)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(size_steps: bool, size_start: f64) -> WorkerConfig {
+        let mut request: WorkerConfig = serde_json::from_str(
+            r#"{"test_name":"t","mode":{"mode":"campaign"},"rng_seed":1,"runs":null,
+                "time_ms":null,"timeout_ms":1,"rss_limit_mb":1,"corpus_dir":"c",
+                "inflight_path":"i","cmp_mutations":true,"stop_on_failure":true}"#,
+        )
+        .unwrap();
+        request.size_steps = size_steps;
+        request.size_start = size_start;
+        request
+    }
+
+    #[test]
+    fn a_worker_starts_its_size_steps_where_its_request_says() {
+        // From 4 to 4,096: ten doublings.
+        assert_eq!(head_start(&request(true, 0.0), 4, 4096), 0);
+        assert_eq!(head_start(&request(true, 0.5), 4, 4096), 5);
+        assert_eq!(head_start(&request(true, 1.0), 4, 4096), 10);
+        assert_eq!(head_start(&request(false, 1.0), 4, 4096), 0, "no steps");
     }
 }

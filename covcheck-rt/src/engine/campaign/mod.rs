@@ -236,6 +236,9 @@ impl Campaign<'_, '_> {
             return false;
         };
         session.stop_timer();
+        emit(&Event::Caught {
+            execs: self.execs(),
+        });
         let (origin, reproduced) = self.report(found);
         self.shared.known.borrow_mut().insert(origin);
         reproduced
