@@ -14,9 +14,12 @@
 //! supervisor, which links no LibAFL.
 //!
 //! Usage: `covcheck-broker <bind address> [<address of a broker to join>]`.
-//! It prints `port <n>` on stdout once it listens (the port it bound, so
-//! that port 0 picks a free one), then `joined` once linked to the other
-//! broker, and runs until stdin closes.
+//! The bind address may be `fd:<n>`: a TCP socket already listening, which
+//! the supervisor bound and passed as file descriptor `n`, so that workers
+//! can connect before the broker has started. It prints `port <n>` on
+//! stdout once it listens (the port it bound, so that port 0 picks a free
+//! one), then `joined` once linked to the other broker, and runs until
+//! stdin closes.
 
 use std::io::{BufRead, Write};
 use std::net::TcpListener;
@@ -27,9 +30,11 @@ use std::time::Duration;
 use libafl_bolts::llmp::{Listener, LlmpBroker};
 use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
 
-/// How long the broker sleeps when no message came: the delay it adds to
-/// sharing, at almost no CPU.
-const IDLE: Duration = Duration::from_millis(2);
+/// How long the broker sleeps between rounds (LibAFL's launcher sleeps
+/// 5 ms): at most the delay it adds to sharing. Without a pause it would
+/// spin while workers send, taking CPU from them; each round forwards all
+/// that came since the last.
+const PAUSE: Duration = Duration::from_millis(1);
 
 fn main() {
     if let Err(message) = run() {
@@ -45,7 +50,7 @@ fn run() -> Result<(), String> {
         [bind, join] => (bind, Some(join)),
         _ => return Err("usage: covcheck-broker <bind address> [<broker to join>]".into()),
     };
-    let listener = TcpListener::bind(bind).map_err(|e| format!("cannot listen on {bind}: {e}"))?;
+    let listener = listen(bind)?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let provider = StdShMemProvider::new().map_err(|e| e.to_string())?;
     let mut broker = LlmpBroker::new(provider, ()).map_err(|e| e.to_string())?;
@@ -69,12 +74,21 @@ fn run() -> Result<(), String> {
     }
     let done = stdin_closed();
     while !done.load(Ordering::Relaxed) {
-        let busy = broker.broker_once().map_err(|e| e.to_string())?;
-        if !busy {
-            std::thread::sleep(IDLE);
-        }
+        broker.broker_once().map_err(|e| e.to_string())?;
+        std::thread::sleep(PAUSE);
     }
     Ok(())
+}
+
+/// The listening socket `bind` names: an address to bind, or `fd:<n>`.
+fn listen(bind: &str) -> Result<TcpListener, String> {
+    if let Some(fd) = bind.strip_prefix("fd:") {
+        let fd: i32 = fd.parse().map_err(|_| format!("not a file descriptor: {bind}"))?;
+        // SAFETY: the supervisor passed a listening TCP socket as `fd`, for
+        // this process alone.
+        return Ok(unsafe { <TcpListener as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+    }
+    TcpListener::bind(bind).map_err(|e| format!("cannot listen on {bind}: {e}"))
 }
 
 fn say(line: &str) {

@@ -7,6 +7,9 @@
 //! (`PR_SET_PDEATHSIG`).
 
 use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 
@@ -21,7 +24,56 @@ pub struct Broker {
     pub port: u16,
 }
 
+/// The file descriptor a local broker's listening socket is passed as.
+const LISTENER_FD: i32 = 3;
+
 impl Broker {
+    /// Starts a broker for workers on this machine, without waiting for it:
+    /// the socket is bound here and passed to it, so that workers started
+    /// at once can connect (the kernel queues them until the broker
+    /// accepts), and its start-up costs the campaign no time.
+    pub fn start_local(program: &Path, log: &Path) -> Result<Broker, String> {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .map_err(|e| format!("cannot listen on a local port: {e}"))?;
+        let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+        let log_file = std::fs::File::create(log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let fd = listener.as_raw_fd();
+        let mut command = Command::new(program);
+        interrupt::die_with_parent(&mut command);
+        // SAFETY: dup2(2) and fcntl(2) are async-signal-safe; the copy dup2
+        // makes has no close-on-exec flag, so the broker inherits it.
+        unsafe {
+            command.pre_exec(move || {
+                let passed = if fd == LISTENER_FD {
+                    // Already there: dup2 would keep close-on-exec.
+                    libc::fcntl(fd, libc::F_SETFD, 0)
+                } else {
+                    libc::dup2(fd, LISTENER_FD)
+                };
+                if passed < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command
+            .arg(format!("fd:{LISTENER_FD}"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(log_file)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+        // Ours closed, the broker holds the only copy: if it dies, workers
+        // are refused instead of waiting for it.
+        drop(listener);
+        Ok(Broker {
+            stdin: child.stdin.take(),
+            child,
+            port,
+        })
+    }
+
     /// Starts the broker at `program`, listening on `bind` (`127.0.0.1:0`:
     /// a free local port) and, with `join`, linked to the broker at that
     /// address. Returns once it listens (and is linked); its stderr is

@@ -231,7 +231,7 @@ impl<'a, 's> Campaign<'a, 's> {
         let started = started.and_then(|program| {
             std::fs::create_dir_all(&self.work)
                 .map_err(|e| format!("cannot create {}: {e}", self.work.display()))?;
-            Broker::start(program, "127.0.0.1:0", None, &self.work.join("broker.log"))
+            Broker::start_local(program, &self.work.join("broker.log"))
         });
         match started {
             Ok(broker) => Some(broker),
