@@ -279,6 +279,26 @@ fn two_invocations_joined_over_loopback_share_their_corpus_and_outlive_each_othe
     let (_, imported, _) = finished(&events(&joiner.stdout));
     assert!(imported > 0, "the joiner kept the hub's entries: {text}");
 
+    // A machine with other properties is refused, and told why.
+    let other = run_to_end(
+        &fixture,
+        &own_target(&fixture, "other"),
+        &["tests::deep_key_is_rejected", "--exact", "--join", &address],
+        &[],
+    );
+    let text = text_of(&other);
+    assert_eq!(other.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains(&format!("the hub at {address} refused this machine"))
+            && text.contains(
+                "only on the hub: scaling_loopback scaling_loopback::tests::scores_any_input"
+            )
+            && text.contains(
+                "only here: scaling_loopback scaling_loopback::tests::deep_key_is_rejected"
+            ),
+        "{text}"
+    );
+
     // Killing a joiner leaves the hub running.
     let killed = start(
         &fixture,

@@ -4,7 +4,9 @@
 //! default) on one property:
 //! - executions in the same wall time (`--time`), on a property with no
 //!   bug: `examples/json`'s parser and `examples/throughput`'s trivial
-//!   property (where the cost of sharing shows most);
+//!   property (where the cost of sharing shows most), with `--fixed-size`
+//!   so that both run inputs of the same sizes (with size steps the second
+//!   worker starts at the full size);
 //! - time to the bug over `--seeds` RNG seeds, on `examples/dut_magic64`
 //!   and on `puzzle`, the hardest target of the benchmark suite that
 //!   covcheck's campaign solves in every run (`book/src/benchmarks.md`).
@@ -62,7 +64,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let examples = Examples::build()?;
     let jobs = [1, options.jobs];
     println!(
-        "Executions in {} s on one property (median of 3 seeds):\n",
+        "Executions in {} s on one property, --fixed-size (median of 3 seeds):\n",
         options.time_secs
     );
     println!("| property | -j 1 | -j {} | ratio |", options.jobs);
@@ -82,7 +84,11 @@ pub fn main(args: &[String]) -> Result<(), String> {
         for j in jobs {
             let execs = (1..=3)
                 .map(|seed| {
-                    let args = [property, "--time", &time];
+                    // Fixed size: with size steps, a second worker starts
+                    // at a larger bound (longer inputs, slower executions),
+                    // so the counts would compare different inputs, not
+                    // the cost of running side by side.
+                    let args = [property, "--time", &time, "--fixed-size"];
                     let run = examples.campaign_on(&manifest, j, seed, &args)?;
                     eprintln!("  {example} -j {j} seed {seed}: {} execs", run.execs);
                     Ok(run.execs as f64)
