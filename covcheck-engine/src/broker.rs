@@ -83,7 +83,9 @@ fn run() -> Result<(), String> {
 /// The listening socket `bind` names: an address to bind, or `fd:<n>`.
 fn listen(bind: &str) -> Result<TcpListener, String> {
     if let Some(fd) = bind.strip_prefix("fd:") {
-        let fd: i32 = fd.parse().map_err(|_| format!("not a file descriptor: {bind}"))?;
+        let fd: i32 = fd
+            .parse()
+            .map_err(|_| format!("not a file descriptor: {bind}"))?;
         // SAFETY: the supervisor passed a listening TCP socket as `fd`, for
         // this process alone.
         return Ok(unsafe { <TcpListener as std::os::fd::FromRawFd>::from_raw_fd(fd) });
