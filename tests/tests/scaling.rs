@@ -245,22 +245,29 @@ fn own_target(fixture: &Fixture, name: &str) -> PathBuf {
     fixture.path().join(name)
 }
 
-#[test]
-fn two_invocations_joined_over_loopback_share_their_corpus_and_outlive_each_other() {
-    let fixture = Fixture::new("scaling_loopback", PROPERTIES);
-    let select = ["tests::scores_any_input", "--exact", "--seed"];
-    let mut hub = start(
-        &fixture,
-        &own_target(&fixture, "hub"),
+/// A hub on a free local port with a budget it never reaches, once its
+/// corpus has `entries` entries; and its address.
+fn start_hub(fixture: &Fixture, select: &[&str], entries: usize) -> (Background, String) {
+    let hub = start(
+        fixture,
+        &own_target(fixture, "hub"),
         &[
-            &select[..],
+            select,
             &["1", "--listen", "127.0.0.1:0", "--runs", "1000000000"],
         ]
         .concat(),
         &[],
     );
     let address = hub.hub_address();
-    hub.wait_for_corpus(10);
+    hub.wait_for_corpus(entries);
+    (hub, address)
+}
+
+#[test]
+fn two_invocations_joined_over_loopback_share_their_corpus_and_outlive_each_other() {
+    let fixture = Fixture::new("scaling_loopback", PROPERTIES);
+    let select = ["tests::scores_any_input", "--exact", "--seed"];
+    let (mut hub, address) = start_hub(&fixture, &select, 10);
 
     // An input the hub found appears in the joiner's corpus.
     let joiner = run_to_end(
@@ -355,18 +362,7 @@ fn a_failure_found_by_one_joined_invocation_is_saved_once_and_stops_the_other() 
         "--exact",
         "--seed",
     ];
-    let hub = start(
-        &fixture,
-        &own_target(&fixture, "hub"),
-        &[
-            &select[..],
-            &["1", "--listen", "127.0.0.1:0", "--runs", "1000000000"],
-        ]
-        .concat(),
-        &[],
-    );
-    let address = hub.hub_address();
-    hub.wait_for_corpus(1);
+    let (hub, address) = start_hub(&fixture, &select, 1);
 
     let joiner = run_to_end(
         &fixture,

@@ -83,37 +83,19 @@ fn network(
     properties: &[Property],
     settings: &Settings,
 ) -> Result<Option<Network>, Error> {
-    let work = supervise::paths::this_run_dir(&plan.covcheck_dir);
-    let create = |_| {
-        std::fs::create_dir_all(&work).map_err(|source| crate::error::BuildError::Create {
-            path: work.clone(),
-            source,
-        })
+    let (address, take_part): (_, fn(_, _, _, _, _) -> _) = match (&args.listen, &args.join) {
+        (Some(address), _) => (address, network::listen),
+        (None, Some(address)) => (address, network::join),
+        (None, None) => return Ok(None),
     };
+    let work = supervise::paths::this_run_dir(&plan.covcheck_dir);
+    std::fs::create_dir_all(&work).map_err(|source| crate::error::BuildError::Create {
+        path: work.clone(),
+        source,
+    })?;
     let broker = &plan.engine.broker;
-    Ok(match (&args.listen, &args.join) {
-        (Some(address), _) => {
-            create(())?;
-            Some(network::listen(
-                address,
-                properties,
-                broker,
-                &work,
-                settings.keep_going,
-            )?)
-        }
-        (None, Some(address)) => {
-            create(())?;
-            Some(network::join(
-                address,
-                properties,
-                broker,
-                &work,
-                settings.keep_going,
-            )?)
-        }
-        (None, None) => None,
-    })
+    let network = take_part(address, properties, broker, &work, settings.keep_going)?;
+    Ok(Some(network))
 }
 
 /// The campaigns' settings from the command line, with the dictionary of

@@ -7,10 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::control::{self, Control};
-use super::link::{Network, PropertyLink, Shared};
+use super::link::{Network, Shared, start_brokers};
 use crate::discover::Property;
 use crate::error::NetworkError;
-use crate::supervise::broker::Broker;
 
 /// Makes this invocation the hub of a campaign across machines, listening
 /// on `address` (`0.0.0.0:7070`, or `127.0.0.1:7070` for one machine).
@@ -31,17 +30,15 @@ pub fn listen(
             address: address.to_string(),
             source,
         })?;
-    let mut brokers = Vec::new();
-    let mut links = Vec::new();
-    for index in 0..properties.len() {
-        let port = broker_port(local, index)?;
-        let bind = SocketAddr::new(local.ip(), port).to_string();
-        let log = work.join(format!("broker-{index}.log"));
-        let broker = Broker::start(broker_program, &bind, None, &log)
-            .map_err(|problem| NetworkError::Broker { problem })?;
-        links.push(PropertyLink::new(index, broker.port, keep_going));
-        brokers.push(broker);
-    }
+    let binds = (0..properties.len())
+        .map(|index| {
+            Ok((
+                SocketAddr::new(local.ip(), broker_port(local, index)?).to_string(),
+                None,
+            ))
+        })
+        .collect::<Result<Vec<_>, NetworkError>>()?;
+    let (brokers, links) = start_brokers(binds.into_iter(), broker_program, work, keep_going)?;
     let shared = Arc::new(Shared {
         links,
         peers: Default::default(),

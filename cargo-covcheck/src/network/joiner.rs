@@ -8,10 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::control::{self, Control};
-use super::link::{Network, PropertyLink, Shared};
+use super::link::{Network, Shared, start_brokers};
 use crate::discover::Property;
 use crate::error::NetworkError;
-use crate::supervise::broker::Broker;
 
 /// Joins the hub at `address` (`host:port`, the hub's `--listen` port).
 pub fn join(
@@ -53,16 +52,12 @@ pub fn join(
             });
         }
     };
-    let mut brokers = Vec::new();
-    let mut links = Vec::new();
-    for (index, port) in ports.into_iter().enumerate() {
+    // Each linked to the hub's broker of the same property.
+    let binds = ports.into_iter().map(|port| {
         let remote = std::net::SocketAddr::new(hub.ip(), port).to_string();
-        let log = work.join(format!("broker-{index}.log"));
-        let broker = Broker::start(broker_program, "127.0.0.1:0", Some(&remote), &log)
-            .map_err(|problem| NetworkError::Broker { problem })?;
-        links.push(PropertyLink::new(index, broker.port, keep_going));
-        brokers.push(broker);
-    }
+        ("127.0.0.1:0".to_string(), Some(remote))
+    });
+    let (brokers, links) = start_brokers(binds, broker_program, work, keep_going)?;
     let shared = Arc::new(Shared {
         links,
         peers: std::sync::Mutex::new(vec![writer]),

@@ -111,6 +111,26 @@ impl PropertyLink {
     }
 }
 
+/// Starts this machine's broker of each property, bound as `binds` says
+/// (the address to listen on, and the remote broker to link to), and
+/// their links; the brokers' logs go to `work`.
+pub(super) fn start_brokers(
+    binds: impl Iterator<Item = (String, Option<String>)>,
+    program: &std::path::Path,
+    work: &std::path::Path,
+    keep_going: bool,
+) -> Result<(Vec<Broker>, Vec<PropertyLink>), crate::error::NetworkError> {
+    let (mut brokers, mut links) = (Vec::new(), Vec::new());
+    for (index, (bind, join)) in binds.enumerate() {
+        let log = work.join(format!("broker-{index}.log"));
+        let broker = Broker::start(program, &bind, join.as_deref(), &log)
+            .map_err(|problem| crate::error::NetworkError::Broker { problem })?;
+        links.push(PropertyLink::new(index, broker.port, keep_going));
+        brokers.push(broker);
+    }
+    Ok((brokers, links))
+}
+
 impl Network {
     /// The link of property `index`.
     pub fn link(&self, index: usize) -> &PropertyLink {
