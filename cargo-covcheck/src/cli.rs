@@ -235,6 +235,11 @@ pub struct ReplayArgs {
     /// case per seed.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Replay on performance mode's build, which counts the edges each
+    /// execution runs, so that the properties' `max_cost` bounds are
+    /// checked (the normal build cannot measure them).
+    #[arg(long)]
+    pub perf: bool,
 }
 
 /// Which packages, features and profile to build: cargo's own flags.
@@ -359,6 +364,18 @@ pub struct RunArgs {
     /// still reported.
     #[arg(long)]
     pub no_target: bool,
+    /// Performance mode: look for the inputs that make each property
+    /// costly. The cost of an execution is the number of edges of
+    /// instrumented code it runs (deterministic, unlike time), counted by a
+    /// build of its own; the campaign keeps the costliest input of each
+    /// input size, grows inputs with copies of their own parts, fits how
+    /// the cost grows with the size (linear, n log n, quadratic, cubic,
+    /// exponential), plots it under <target>/covcheck/perf/, and saves the
+    /// costliest input as a `kind = "performance"` seed. A property with
+    /// `#[covcheck(max_cost = N)]` fails on an input that costs more.
+    /// `#[covcheck(perf)]` makes a property run this way without --perf.
+    #[arg(long)]
+    pub perf: bool,
     /// After the campaigns, write the coverage report (`cargo covcheck
     /// report`) of the properties that ran.
     #[arg(long)]

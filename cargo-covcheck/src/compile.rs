@@ -21,7 +21,7 @@ use crate::cli::BuildArgs;
 use crate::engine::EngineLibrary;
 use crate::error::{BuildError, WriteError};
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
-use crate::wrapper::{KEEP_DEAD_CODE_ENV, STUBS_ENV, WRAPPER_ENV};
+use crate::wrapper::{COUNT_EDGES_ENV, KEEP_DEAD_CODE_ENV, STUBS_ENV, WRAPPER_ENV};
 
 /// The weak callback archive built by `build.rs`.
 const STUBS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libcovcheck_sancov_stubs.a"));
@@ -247,6 +247,10 @@ pub enum Build {
     /// What `cargo test` builds, in the same target directory, so that it is
     /// shared with `cargo test`.
     Plain,
+    /// The instrumented build that also counts every edge executed, the
+    /// cost measure of performance mode (`--perf`): a profile of its own,
+    /// as the count slows every execution.
+    Perf,
 }
 
 /// Builds the test binaries. Cargo's own diagnostics go to the terminal as
@@ -276,7 +280,7 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         }
     }
     let mut features: Vec<String> = match kind {
-        Build::Instrumented | Build::Coverage => plan
+        Build::Instrumented | Build::Coverage | Build::Perf => plan
             .runtime_names
             .iter()
             .map(|n| format!("{n}/campaign"))
@@ -300,7 +304,7 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         }
         return Ok(command);
     }
-    instrument(&mut command, plan, build, kind == Build::Coverage)?;
+    instrument(&mut command, plan, build, kind)?;
     Ok(command)
 }
 
@@ -310,8 +314,9 @@ fn instrument(
     command: &mut Command,
     plan: &Plan,
     build: &BuildArgs,
-    keep_dead_code: bool,
+    kind: Build,
 ) -> Result<(), BuildError> {
+    let keep_dead_code = kind == Build::Coverage;
     std::fs::create_dir_all(&plan.covcheck_dir).map_err(|source| BuildError::Create {
         path: plan.covcheck_dir.clone(),
         source,
@@ -326,10 +331,10 @@ fn instrument(
     let exe = std::env::current_exe().map_err(BuildError::CurrentExe)?;
     command.arg("--target-dir").arg(&plan.build_dir);
     let base = if build.release { "release" } else { "covcheck" };
-    let profile = if keep_dead_code {
-        "covcheck-report"
-    } else {
-        base
+    let profile = match kind {
+        Build::Coverage => "covcheck-report",
+        Build::Perf => "covcheck-perf",
+        Build::Instrumented | Build::Plain => base,
     };
     command.args(
         plan.instrumented
@@ -364,6 +369,12 @@ fn instrument(
                 ));
             }
         }
+    }
+    if kind == Build::Perf {
+        command
+            .arg("--config")
+            .arg(format!("profile.covcheck-perf.inherits=\"{base}\""))
+            .env(COUNT_EDGES_ENV, "1");
     }
     if profile == "release" {
         command.arg("--release");

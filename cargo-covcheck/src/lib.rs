@@ -33,6 +33,7 @@ pub mod instrument;
 pub mod interrupt;
 pub mod literals;
 pub mod network;
+pub mod perf;
 pub mod report;
 pub mod suite_coverage;
 pub mod supervise;

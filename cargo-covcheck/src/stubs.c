@@ -19,4 +19,5 @@ WEAK void __sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b) { (void)a; (voi
 WEAK void __sanitizer_cov_trace_const_cmp2(uint16_t a, uint16_t b) { (void)a; (void)b; }
 WEAK void __sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b) { (void)a; (void)b; }
 WEAK void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b) { (void)a; (void)b; }
+WEAK void __sanitizer_cov_trace_pc(void) {}
 WEAK void __sanitizer_cov_trace_switch(uint64_t value, uint64_t *cases) { (void)value; (void)cases; }

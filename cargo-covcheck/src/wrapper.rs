@@ -24,6 +24,13 @@ pub const STUBS_ENV: &str = "COVCHECK_SANCOV_STUBS";
 /// functions no test calls, so that the report shows them as not reached
 /// rather than not at all.
 pub const KEEP_DEAD_CODE_ENV: &str = "COVCHECK_KEEP_DEAD_CODE";
+/// Set for performance mode's build (a profile of its own): every edge
+/// also calls `__sanitizer_cov_trace_pc`, which covcheck-rt counts as the
+/// execution's cost. Only there: the call on every edge would slow every
+/// other campaign.
+pub const COUNT_EDGES_ENV: &str = "COVCHECK_COUNT_EDGES";
+/// The flag that makes every edge call `__sanitizer_cov_trace_pc`.
+pub const COUNT_EDGES_FLAG: &str = "-Cllvm-args=-sanitizer-coverage-trace-pc";
 
 /// The flags that instrument a crate. `-Cpasses=sancov-module` is what makes
 /// the `-sanitizer-coverage-*` options take effect on stable.
@@ -49,6 +56,9 @@ pub fn run(args: Vec<OsString>) -> ! {
     let instrumented = should_instrument(rest);
     if instrumented {
         command.args(SANCOV_FLAGS);
+        if std::env::var_os(COUNT_EDGES_ENV).is_some() {
+            command.arg(COUNT_EDGES_FLAG);
+        }
     }
     if (instrumented || links(rest)) && std::env::var_os(KEEP_DEAD_CODE_ENV).is_some() {
         command.arg("-Clink-dead-code");

@@ -8,6 +8,7 @@ use std::time::Duration;
 use cargo_covcheck::compile::TestBinary;
 use cargo_covcheck::discover::Property;
 use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError};
+use cargo_covcheck::perf::{PerfReport, PerfSeed, growth};
 use cargo_covcheck::report::events::{
     FoundBy, Minimized, PropertyMinimized, ReplaySummary, Reported, RunSummary, Saving, Stale,
     Suite, Summary, Written,
@@ -16,8 +17,8 @@ use cargo_covcheck::report::{finding_report, minimize, replay, text};
 use cargo_covcheck::suite_coverage::SuiteCoverage;
 use cargo_covcheck::supervise::Death;
 use covcheck_protocol::worker::{
-    FailureKind, Finding, ListedProperty, MinimizeReport, SeedResult, SuiteStats, TargetBest,
-    TokenUse,
+    CostPoint, CostProfile, CostliestInput, FailureKind, Finding, ListedProperty, MinimizeReport,
+    SeedResult, SuiteStats, TargetBest, TokenUse,
 };
 
 fn property(name: &str) -> Property {
@@ -29,6 +30,7 @@ fn property(name: &str) -> Property {
             seed_dir: PathBuf::from(format!("/src/demo/covcheck-seeds/demo/tests/{name}")),
             crate_root: PathBuf::from("/src/demo"),
             target_args: vec!["--lib".to_string()],
+            perf: false,
         },
         binary: TestBinary {
             path: PathBuf::from("/target/debug/deps/demo-0123456789abcdef"),
@@ -103,6 +105,7 @@ fn the_report_and_summary_of_a_property_on_several_workers() {
         errors: 0,
         tokens: Vec::new(),
         targets: Vec::new(),
+        perf: None,
     };
     let summary = RunSummary {
         rows: vec![
@@ -132,6 +135,7 @@ fn the_summary_table_of_a_run() {
         errors,
         tokens: Vec::new(),
         targets: Vec::new(),
+        perf: None,
     };
     let summary = RunSummary {
         rows: vec![
@@ -170,6 +174,7 @@ fn the_summary_of_a_run_with_dictionary_tokens() {
         errors: 0,
         tokens,
         targets: Vec::new(),
+        perf: None,
     };
     let summary = RunSummary {
         rows: vec![
@@ -210,6 +215,7 @@ fn the_summary_of_a_run_with_target_values() {
         errors: 0,
         tokens: Vec::new(),
         targets,
+        perf: None,
     };
     let summary = RunSummary {
         rows: vec![
@@ -222,6 +228,61 @@ fn the_summary_of_a_run_with_target_values() {
             ),
             (&prints, row(Vec::new())),
         ],
+        interrupted: None,
+    };
+    insta::assert_snapshot!(text::summary_table(&summary));
+}
+
+#[test]
+fn the_summary_of_a_performance_campaign() {
+    let encodes = property("encodes");
+    let points: Vec<CostPoint> = (0..12)
+        .map(|k| {
+            let size = 8usize << k;
+            CostPoint {
+                size,
+                max: (size * size / 2) as u64,
+                median: if k % 3 == 0 { 11 * size as u64 } else { 0 },
+                fresh: if k % 3 == 0 { 64 } else { 0 },
+            }
+        })
+        .collect();
+    let costliest = CostliestInput {
+        size: 16384,
+        cost: 134_217_728,
+        median: 180_224,
+        fresh: 64,
+        choices: vec![1, 14, 1, 14],
+        size_limit: Some(4096),
+        args: vec![("data".to_string(), format!("{:?}", vec![14u8; 60]))],
+    };
+    let profile = CostProfile {
+        points: points.clone(),
+        costliest: Some(costliest),
+    };
+    let report = PerfReport {
+        fit: growth::fit(&points),
+        profile,
+        plot: Some(PathBuf::from(
+            "/target/covcheck/perf/demo.demo..tests..encodes.svg",
+        )),
+        seed: PerfSeed::Saved(PathBuf::from(
+            "/src/demo/covcheck-seeds/demo/tests/encodes/5f1e2d3c4b5a6978.toml",
+        )),
+    };
+    let summary = RunSummary {
+        rows: vec![(
+            &encodes,
+            Summary {
+                workers: 1,
+                execs: 127_800,
+                edges: 65,
+                corpus: 232,
+                elapsed: Duration::from_millis(60_900),
+                perf: Some(Box::new(report)),
+                ..Summary::default()
+            },
+        )],
         interrupted: None,
     };
     insta::assert_snapshot!(text::summary_table(&summary));

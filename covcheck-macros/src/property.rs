@@ -24,14 +24,30 @@ struct Options {
     dict: Option<Vec<syn::LitByteStr>>,
     /// `dict_file = "fuzz/http.dict"`.
     dict_file: Option<syn::LitStr>,
+    /// `perf`: campaigns of this property run in performance mode.
+    perf: bool,
+    /// `max_cost = 50_000`: the most edges one execution may run.
+    max_cost: Option<TokenStream>,
 }
 
-const OPTIONS: &str = "`cases`, `size`, `seed`, `depth`, `dict` or `dict_file`";
+const OPTIONS: &str = "`cases`, `size`, `seed`, `depth`, `dict`, `dict_file`, `perf` or `max_cost`";
 
 fn parse_options(args: TokenStream) -> syn::Result<Options> {
     let mut options = Options::default();
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
     for meta in metas {
+        if meta.path().is_ident("perf") {
+            if !matches!(meta, Meta::Path(_)) {
+                return Err(Error::new(
+                    meta.span(),
+                    "`perf` takes no value: `#[covcheck(perf)]`",
+                ));
+            }
+            if std::mem::replace(&mut options.perf, true) {
+                return Err(Error::new(meta.span(), "`perf` is given twice"));
+            }
+            continue;
+        }
         let Meta::NameValue(pair) = &meta else {
             return Err(Error::new(
                 meta.span(),
@@ -51,6 +67,7 @@ fn parse_options(args: TokenStream) -> syn::Result<Options> {
             "depth" => options.depth.replace(quote!(#value)).is_some(),
             "dict" => options.dict.replace(dict_tokens(value)?).is_some(),
             "dict_file" => options.dict_file.replace(dict_file(value)?).is_some(),
+            "max_cost" => options.max_cost.replace(quote!(#value)).is_some(),
             _ => {
                 return Err(Error::new(
                     pair.path.span(),
@@ -211,12 +228,14 @@ fn info_function(name: &syn::Ident, options: &Options) -> TokenStream {
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),
     };
-    let (cases, size, seed, depth) = (
+    let (cases, size, seed, depth, max_cost) = (
         option(&options.cases),
         option(&options.size),
         option(&options.seed),
         option(&options.depth),
+        option(&options.max_cost),
     );
+    let perf = options.perf;
     let dict = options.dict.iter().flatten();
     let dict_file = match &options.dict_file {
         Some(path) => quote!(::core::option::Option::Some(#path)),
@@ -242,6 +261,8 @@ fn info_function(name: &syn::Ident, options: &Options) -> TokenStream {
                     depth: #depth,
                     dict: &[#(#dict),*],
                     dict_file: #dict_file,
+                    perf: #perf,
+                    max_cost: #max_cost,
                 },
             }
         }

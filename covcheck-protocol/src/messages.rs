@@ -17,7 +17,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::worker::{FailureKind, Finding, Progress, TargetBest, TokenUse};
+use crate::worker::{
+    CostPoint, CostliestInput, FailureKind, Finding, Progress, TargetBest, TokenUse,
+};
 
 /// One line of `--message-format json` output.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -79,6 +81,9 @@ pub enum Message {
         /// reached it, as in [`Progress::targets`].
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         targets: Vec<TargetBest>,
+        /// Performance mode's conclusions (`--perf`); absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        perf: Option<PerfResult>,
     },
     /// The run was cut short by a signal (the last line).
     Interrupted { signal: String },
@@ -93,6 +98,28 @@ pub enum Message {
     },
     /// `cargo covcheck report`: where the report was written (the last line).
     Report { index: PathBuf, lcov: PathBuf },
+}
+
+/// What performance mode concluded about a property.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PerfResult {
+    /// The growth fitted to the costliest input of each size: `linear`,
+    /// `n log n`, `quadratic`, `cubic` or `exponential`; absent when too few
+    /// sizes were seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub growth: Option<String>,
+    /// The slope of log cost against log size (2.0 for a clean quadratic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exponent: Option<f64>,
+    /// The costliest input of each size class, with the median random one.
+    pub points: Vec<CostPoint>,
+    pub costliest: Option<CostliestInput>,
+    /// The performance seed saved for the costliest input, if one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<PathBuf>,
+    /// The cost-against-size plot (SVG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plot: Option<PathBuf>,
 }
 
 impl Message {

@@ -48,6 +48,9 @@ pub struct SeedFile {
     /// What went wrong when this input was found (failure seeds only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureRecord>,
+    /// What the input cost when it was found (performance seeds only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub performance: Option<PerformanceRecord>,
     /// How each argument rendered (`Debug`) when saved; used to warn when the
     /// choices now generate something else.
     #[serde(default, rename = "arg")]
@@ -62,6 +65,9 @@ pub enum SeedKind {
     Failure,
     /// An input kept because it covers code no other seed covers.
     Covering,
+    /// The costliest input a performance campaign found (`cargo covcheck
+    /// --perf`), kept to replay as a regression case.
+    Performance,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +79,18 @@ pub struct FailureRecord {
     /// `timeout` (seeds saved by `cargo covcheck`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<FailureKind>,
+}
+
+/// The cost of a performance seed's input, in edges executed, when a
+/// campaign found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerformanceRecord {
+    pub cost: u64,
+    /// Choices the input drew.
+    pub size: usize,
+    /// The median cost of the inputs of about its size the campaign ran.
+    pub median: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,8 +145,24 @@ impl SeedFile {
             choices: SeedFile::format_indices(choices),
             size,
             failure: None,
+            performance: None,
             args: ArgRecord::from_pairs(args),
         }
+    }
+
+    /// The seed of the costliest input of a performance campaign.
+    pub fn performance(
+        property: &str,
+        choices: &[u64],
+        size: Option<usize>,
+        record: PerformanceRecord,
+        args: &[(impl AsRef<str>, String)],
+    ) -> SeedFile {
+        SeedFile {
+            performance: Some(record),
+            ..SeedFile::covering(property, choices, size, args)
+        }
+        .with_kind(SeedKind::Performance)
     }
 
     fn with_kind(self, kind: SeedKind) -> SeedFile {
@@ -373,11 +407,31 @@ mod tests {
                 location: "src/lib.rs:3:5".into(),
                 kind: None,
             }),
+            performance: None,
             args: vec![ArgRecord {
                 name: "x".into(),
                 value: "12345".into(),
             }],
         }
+    }
+
+    #[test]
+    fn performance_seeds_read_as_they_were_written() {
+        let file = SeedFile::performance(
+            "demo::tests::p",
+            &[1, 14, 1, 14, 0],
+            Some(4096),
+            PerformanceRecord {
+                cost: 8_388_608,
+                size: 5,
+                median: 45_056,
+            },
+            &[("data", "[14, 14]".to_string())],
+        );
+        let text = toml::to_string(&file).unwrap();
+        assert!(text.contains("kind = \"performance\""), "{text}");
+        assert!(text.contains("[performance]\ncost = 8388608"), "{text}");
+        assert_eq!(toml::from_str::<SeedFile>(&text).unwrap(), file);
     }
 
     #[test]

@@ -51,6 +51,13 @@ pub struct ListedProperty {
     pub crate_root: PathBuf,
     /// `cargo test` arguments that select this binary (`--lib`, `--test x`).
     pub target_args: Vec<String>,
+    /// `#[covcheck(perf)]`: campaigns run it in performance mode.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub perf: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 impl ListedProperty {
@@ -145,6 +152,11 @@ pub struct WorkerConfig {
     /// through it. `None`: a worker alone.
     #[serde(default)]
     pub broker_port: Option<u16>,
+    /// Performance mode: the worker runs the build that counts the edges
+    /// each execution runs, and the campaign looks for the costliest input
+    /// of each size as well as for new coverage ([`Progress::costs`]).
+    #[serde(default)]
+    pub perf: bool,
 }
 
 fn yes() -> bool {
@@ -403,6 +415,54 @@ pub struct Progress {
     /// calls none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<TargetBest>,
+    /// Performance mode's cost profile; `None` in other campaigns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<CostProfile>,
+}
+
+/// What a performance campaign found out about its property's cost (edges
+/// executed per execution) against input size (choices drawn).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CostProfile {
+    /// One point per size class (sizes within a quarter of a doubling of
+    /// each other), smallest first.
+    pub points: Vec<CostPoint>,
+    /// The costliest input of all, with its choices and arguments.
+    pub costliest: Option<CostliestInput>,
+}
+
+/// The costs of the inputs of one size class.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CostPoint {
+    /// The size of the costliest input of the class.
+    pub size: usize,
+    /// The highest cost an input of the class reached.
+    pub max: u64,
+    /// The median cost of the fresh (random, not mutated) inputs of the
+    /// class the campaign ran, within an eighth of a doubling; 0 when it
+    /// ran none.
+    pub median: u64,
+    /// How many fresh inputs of the class the campaign ran.
+    pub fresh: u64,
+}
+
+/// The costliest input a performance campaign ran.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CostliestInput {
+    pub size: usize,
+    pub cost: u64,
+    /// The median cost of the fresh inputs of its size class ([`CostPoint`]).
+    pub median: u64,
+    /// How many fresh inputs that median is of.
+    pub fresh: u64,
+    pub choices: Vec<u64>,
+    /// The size limit (`COVCHECK_SIZE`) it ran under, when that was not the
+    /// default: its seed replays under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_limit: Option<usize>,
+    /// Each argument's `Debug` rendering, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<(String, String)>,
 }
 
 /// The highest value a campaign's executions reached for one `target()`

@@ -30,6 +30,13 @@ pub struct Attributes {
     pub dict: &'static [&'static [u8]],
     /// A dictionary file in libFuzzer's format, relative to the crate root.
     pub dict_file: Option<&'static str>,
+    /// `#[covcheck(perf)]`: `cargo covcheck` runs this property in
+    /// performance mode without being asked to (`--perf`).
+    pub perf: bool,
+    /// `#[covcheck(max_cost = N)]`: an execution that runs more than `N`
+    /// edges of instrumented code fails (checked where edges are counted:
+    /// performance campaigns and `cargo covcheck replay --perf`).
+    pub max_cost: Option<u64>,
 }
 
 /// Everything a run needs to know.

@@ -93,6 +93,7 @@ impl PropertyInfo {
             seed_dir: self.seed_store().dir().to_path_buf(),
             crate_root: self.crate_root.into(),
             target_args: self.target_args(),
+            perf: self.attributes.perf,
         }
     }
 

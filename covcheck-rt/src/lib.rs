@@ -130,6 +130,7 @@
 mod case_watch;
 mod choice;
 mod config;
+mod cost;
 mod coverage_gate;
 mod dictionary;
 #[cfg(feature = "campaign")]

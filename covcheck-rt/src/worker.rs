@@ -106,6 +106,7 @@ fn replay_seeds(
         let kind = match seed.file.kind {
             SeedKind::Failure => "failure",
             SeedKind::Covering => "covering",
+            SeedKind::Performance => "performance",
         }
         .to_string();
         emit(&Event::SeedStarted {

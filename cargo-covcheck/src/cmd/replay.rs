@@ -27,8 +27,8 @@ pub fn run(args: &ReplayArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) =
-        super::build_and_discover(&args.build, filter, Build::Plain, reporter)?;
+    let build = if args.perf { Build::Perf } else { Build::Plain };
+    let (plan, properties) = super::build_and_discover(&args.build, filter, build, reporter)?;
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }

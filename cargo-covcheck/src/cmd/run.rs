@@ -23,8 +23,7 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) =
-        super::build_and_discover(&args.build, filter, Build::Instrumented, reporter)?;
+    let (plan, properties) = build_and_discover(args, filter, reporter)?;
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }
@@ -74,6 +73,39 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         return Ok(outcome.worst(super::report::run(&report, reporter)?));
     }
     Ok(outcome)
+}
+
+/// The properties to run, each from the build its mode needs: with
+/// `--perf`, all of them in performance mode on its build; otherwise those
+/// marked `#[covcheck(perf)]` from that build and the others from the
+/// instrumented build (built only when some property needs it).
+fn build_and_discover(
+    args: &RunArgs,
+    filter: Filter<'_>,
+    reporter: &mut dyn Reporter,
+) -> Result<(Plan, Vec<Property>), Error> {
+    if args.perf {
+        let (plan, mut properties) =
+            super::build_and_discover(&args.build, filter, Build::Perf, reporter)?;
+        for property in &mut properties {
+            property.listing.perf = true;
+        }
+        return Ok((plan, properties));
+    }
+    let (plan, mut properties) =
+        super::build_and_discover(&args.build, filter, Build::Instrumented, reporter)?;
+    if properties.iter().any(|p| p.listing.perf) {
+        let (_, perf) = super::build_and_discover(&args.build, filter, Build::Perf, reporter)?;
+        for property in properties.iter_mut().filter(|p| p.listing.perf) {
+            let same = perf
+                .iter()
+                .find(|q| q.listing.full_path == property.listing.full_path);
+            if let Some(same) = same {
+                property.binary = same.binary.clone();
+            }
+        }
+    }
+    Ok((plan, properties))
 }
 
 /// The campaign across machines `--listen` or `--join` asks for.

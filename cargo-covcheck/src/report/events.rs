@@ -16,6 +16,7 @@ use crate::discover::Property;
 use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use crate::exit::Outcome;
 use crate::network::{FoundElsewhere, Network};
+use crate::perf::PerfReport;
 use crate::suite_coverage::SuiteCoverage;
 use crate::supervise::Death;
 
@@ -134,6 +135,8 @@ pub struct Summary {
     /// The best value of each label the property's `target()` calls
     /// reported, and the input that reached it.
     pub targets: Vec<TargetBest>,
+    /// Performance mode's conclusions; `None` in other campaigns.
+    pub perf: Option<Box<PerfReport>>,
 }
 
 /// The end of `run`: every property's campaign.

@@ -116,6 +116,7 @@ fn message(property: &Property, update: Update) -> Message {
             imported: summary.imported,
             tokens: summary.tokens,
             targets: summary.targets,
+            perf: summary.perf.map(|report| report.into_result()),
         },
     }
 }

@@ -15,6 +15,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod minimize;
+pub mod perf;
 pub mod replay;
 pub mod text;
 

@@ -94,7 +94,7 @@ pub fn target_line(best: &TargetBest) -> String {
 }
 
 /// A `{:#?}` rendering on one line: `[\n    1,\n    2,\n]` becomes `[1, 2]`.
-fn one_line(rendering: &str) -> String {
+pub fn one_line(rendering: &str) -> String {
     let mut out = String::new();
     for line in rendering.lines().map(str::trim) {
         let closes = line.starts_with([']', ')', '}']);
@@ -280,6 +280,14 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
                     property.listing.full_path,
                     target_line(best)
                 ));
+            }
+        }
+    }
+    if summary.rows.iter().any(|(_, row)| row.perf.is_some()) {
+        table.push_str("\nPerformance (cost: edges executed; size: choices the input drew):\n");
+        for (property, row) in &summary.rows {
+            if let Some(report) = &row.perf {
+                table.push_str(&super::perf::section(&property.listing.full_path, report));
             }
         }
     }

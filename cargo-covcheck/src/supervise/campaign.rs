@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::seeds::{FailureRecord, SeedFile};
 use covcheck_protocol::worker::{
-    CAMPAIGN_MAX_LEN, Event as WorkerEvent, FailureKind, Finding, Progress, TargetBest, TokenUse,
-    WorkerConfig, WorkerMode, top_tokens,
+    CAMPAIGN_MAX_LEN, CostProfile, Event as WorkerEvent, FailureKind, Finding, Progress,
+    TargetBest, TokenUse, WorkerConfig, WorkerMode, top_tokens,
 };
 
 use super::Settings;
@@ -35,6 +35,7 @@ use crate::discover::Property;
 use crate::error::{SeedNotSaved, ShrinkError};
 use crate::interrupt;
 use crate::network::Network;
+use crate::perf::{self, PerfReport, PerfSeed};
 use crate::report::events::{Event, FoundBy, Reported, Summary, Update};
 
 /// How the workers of one property share their corpus.
@@ -156,6 +157,7 @@ impl LaneProgress {
             corpus: self.finished.corpus.max(self.current.corpus),
             tokens: add_tokens(&self.finished.tokens, self.current.tokens.clone()),
             targets: best_targets(&self.finished.targets, self.current.targets.clone()),
+            costs: perf::costlier(self.finished.costs.clone(), self.current.costs.clone()),
             ..self.current.clone()
         }
     }
@@ -319,6 +321,7 @@ impl<'a, 's> Campaign<'a, 's> {
             property_dictionary: settings.dictionary,
             engine: settings.engine.clone(),
             broker_port: self.broker_port,
+            perf: listing.perf,
         };
         lane.attempts += 1;
         Some(config)
@@ -550,6 +553,21 @@ impl<'a, 's> Campaign<'a, 's> {
         }
     }
 
+    /// Performance mode's conclusions (growth, plot, seed) from the
+    /// costliest inputs of the campaign's workers.
+    fn conclude_perf(&self, profile: CostProfile) -> PerfReport {
+        let plot = (self.settings.covcheck_dir.join("perf"))
+            .join(format!("{}.svg", property_key(self.property)));
+        let report = perf::conclude(self.property, profile, &plot, self.settings.save);
+        if let PerfSeed::Failed(problem) = &report.seed {
+            self.send(Update::Warning(format!(
+                "the costliest input of {} was not saved: {problem}",
+                self.property.listing.full_path
+            )));
+        }
+        report
+    }
+
     fn finish(&self) -> Summary {
         let mut summary = {
             let totals = self.totals();
@@ -562,6 +580,9 @@ impl<'a, 's> Campaign<'a, 's> {
                 tokens: all.tokens,
                 targets: all.targets,
                 workers: self.workers,
+                perf: all
+                    .costs
+                    .map(|profile| Box::new(self.conclude_perf(profile))),
                 ..totals.summary.clone()
             }
         };
@@ -612,6 +633,7 @@ fn combined(lanes: &[LaneProgress]) -> Progress {
         all.corpus = all.corpus.max(lane.corpus);
         all.tokens = add_tokens(&all.tokens, lane.tokens);
         all.targets = best_targets(&all.targets, lane.targets);
+        all.costs = perf::costlier(all.costs.take(), lane.costs);
     }
     all
 }

@@ -119,6 +119,7 @@ pub fn tool_request(
         property_dictionary: false,
         engine: None,
         broker_port: None,
+        perf: false,
     };
     (work, config)
 }

@@ -27,6 +27,8 @@ pub enum Outcome {
     Passed,
     /// A panic (caught in the child: not a crash).
     Panicked,
+    /// The property's cost bound failed (`max_cost`, in performance mode).
+    PastCostBound,
     Died {
         kind: FailureKind,
         detail: String,
@@ -37,6 +39,7 @@ pub enum Outcome {
 /// a property that calls `std::process::exit(0)` must not look like a pass.
 const CHILD_PASSED: i32 = 90;
 const CHILD_PANICKED: i32 = 101;
+const CHILD_PAST_COST_BOUND: i32 = 102;
 
 /// Runs `indices` in a forked child with a time and memory limit.
 pub fn run_forked(
@@ -105,6 +108,7 @@ unsafe fn run_child(
         libc::dup2(fds[1], 2);
         let case = execute(property, Source::replay(indices.to_vec(), limits), false);
         let code = match case.status {
+            Status::Failed(f) if crate::cost::is_past_bound(&f.message) => CHILD_PAST_COST_BOUND,
             Status::Failed(_) => CHILD_PANICKED,
             _ => CHILD_PASSED,
         };
@@ -211,6 +215,7 @@ fn classify(status: i32, stderr: &str) -> Outcome {
         return match libc::WEXITSTATUS(status) {
             CHILD_PASSED => Outcome::Passed,
             CHILD_PANICKED => Outcome::Panicked,
+            CHILD_PAST_COST_BOUND => Outcome::PastCostBound,
             code => Outcome::Died {
                 kind: FailureKind::Exit,
                 detail: format!("the property ended the process (exit status {code})"),
@@ -276,6 +281,11 @@ pub fn shrink_crash(
         }
     };
     let last_detail = std::cell::RefCell::new(detail.clone());
+    // A hang of a property with a cost bound, in performance mode: a
+    // smaller input that costs past the bound is the same bug, and runs in
+    // a moment instead of the whole timeout.
+    let past_bound_too =
+        kind == FailureKind::Timeout && request.perf && info.attributes.max_cost.is_some();
     let forking = |src: &mut Source| -> Result<(), String> {
         let indices = src.replayed_indices().unwrap_or_default().to_vec();
         src.set_generate_only(true);
@@ -283,6 +293,15 @@ pub fn shrink_crash(
         match run_forked(property, &indices, limits, timeout, rss) {
             Outcome::Died { kind: k, detail } if k == kind => {
                 *last_detail.borrow_mut() = detail;
+                Err(kind.describe().to_string())
+            }
+            Outcome::PastCostBound if past_bound_too => {
+                *last_detail.borrow_mut() = format!(
+                    "ran longer than {} ms; shrunk to a smaller input that costs past \
+                     `max_cost = {}` (edges executed)",
+                    timeout.as_millis(),
+                    info.attributes.max_cost.unwrap_or_default()
+                );
                 Err(kind.describe().to_string())
             }
             _ => Ok(()),

@@ -12,13 +12,16 @@
 //!   `==`, `starts_with`, `contains` on `str` and `[u8]`) are seen too, which
 //!   SanitizerCoverage alone does not report.
 //!
+//! - `__sanitizer_cov_trace_pc`, in the performance build only, counts
+//!   every edge executed: the cost of an execution ([`edges_executed`]).
+//!
 //! Comparisons are only recorded while [`Tracing`] is active, which the
 //! engine turns on for one run of each new corpus entry: tracing every
 //! execution costs about two thirds of the throughput.
 
 use std::cell::Cell;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 /// A linker section that the instrumented modules report one by one: all
 /// modules of one binary share the section, so the ranges they report touch
@@ -84,6 +87,28 @@ pub fn counters() -> (*mut u8, usize) {
 pub unsafe extern "C" fn __sanitizer_cov_8bit_counters_init(start: *mut u8, stop: *mut u8) {
     // SAFETY: the compiler's bounds of the counters section.
     unsafe { COUNTERS.include(start, stop) }
+}
+
+/// Edges executed since the process started, counted by
+/// [`__sanitizer_cov_trace_pc`]: the cost measure of performance mode.
+/// Only the performance build (`cargo covcheck --perf`) calls it; in every
+/// other build it stays zero and costs nothing.
+static EDGES_EXECUTED: AtomicU64 = AtomicU64::new(0);
+
+/// Edges executed so far (zero in a build that does not count them).
+pub fn edges_executed() -> u64 {
+    EDGES_EXECUTED.load(Ordering::Relaxed)
+}
+
+/// Called on every edge of the code built for performance mode
+/// (`-sanitizer-coverage-trace-pc`). A load and a store rather than an
+/// atomic add: the count is only meaningful for one thread anyway (a
+/// property's cost is what its own thread ran), and a locked add on every
+/// edge would cost a second time what the call already costs.
+#[unsafe(no_mangle)]
+pub extern "C" fn __sanitizer_cov_trace_pc() {
+    let n = EDGES_EXECUTED.load(Ordering::Relaxed);
+    EDGES_EXECUTED.store(n.wrapping_add(1), Ordering::Relaxed);
 }
 
 /// The address of each counter's code, in counter order (empty when nothing

@@ -38,6 +38,14 @@ use report::{failure_report, replay_report, too_many_rejected_report};
 /// test) after printing a report when it does not. Under `cargo covcheck` the
 /// same test function becomes a campaign worker instead.
 pub fn run_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
+    match info.attributes.max_cost {
+        Some(max_cost) => run_property_test(info, &crate::cost::with_bound(max_cost, property)),
+        None => run_property_test(info, property),
+    }
+}
+
+/// [`run_test`] once the property carries its cost bound, if it has one.
+fn run_property_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
     if let Some(request) = crate::worker::requested(info) {
         return crate::worker::run(info, property, request);
     }

@@ -1,6 +1,6 @@
 //! Where a campaign's corpus comes from and goes: the corpus cache of earlier
-//! campaigns and the property's covering seeds to start from, and the cache
-//! that new entries are written to.
+//! campaigns and the property's covering and performance seeds to start
+//! from, and the cache that new entries are written to.
 
 use std::path::Path;
 
@@ -11,8 +11,8 @@ use covcheck_protocol::seeds::{SeedFile, SeedKind};
 use covcheck_protocol::worker::{Event, WorkerConfig, emit};
 
 /// The inputs a campaign resumes from: the corpus cache, then the
-/// property's covering seeds (failure seeds are `cargo test`'s business:
-/// they are regressions). A seed file that cannot be read is reported.
+/// property's covering and performance seeds (failure seeds are `cargo
+/// test`'s business: they are regressions). A seed file that cannot be read is reported.
 pub(super) fn saved_inputs(info: &PropertyInfo, request: &WorkerConfig) -> Vec<Vec<u64>> {
     let mut initial: Vec<Vec<u64>> = load_corpus_dir(&request.corpus_dir);
     let (seeds, unreadable) = info.seed_store().load_valid();
@@ -24,7 +24,7 @@ pub(super) fn saved_inputs(info: &PropertyInfo, request: &WorkerConfig) -> Vec<V
     initial.extend(
         seeds
             .into_iter()
-            .filter(|s| s.file.kind == SeedKind::Covering)
+            .filter(|s| s.file.kind != SeedKind::Failure)
             .map(|s| s.indices),
     );
     initial

@@ -1,13 +1,14 @@
 //! One execution of the campaign: the harness the engine calls with each input,
 //! and what it shares with the fuzz loop (a failure it caught, the failures
 //! already reported, the execution count, the novelty check, the best
-//! `target()` values).
+//! `target()` values, and in performance mode the costliest inputs).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::time::Instant;
 
+use super::costs::Costs;
 use super::targets::Targets;
 use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
@@ -36,14 +37,21 @@ pub(super) struct Shared {
     pub(super) first_exec: Cell<Option<Instant>>,
     pub(super) novelty: Rc<RefCell<Novelty>>,
     pub(super) targets: RefCell<Targets>,
+    /// Performance mode's costs; `None` in other campaigns, which then
+    /// read no counter and judge nothing more.
+    pub(super) costs: Option<RefCell<Costs>>,
+    /// Whether the input being evaluated is fresh (drawn by the generators,
+    /// not a mutant).
+    pub(super) fresh: Cell<bool>,
 }
 
 impl Shared {
     /// What the harness and the fuzz loop share at the start, `target()`
-    /// values steering the campaign when `steer_targets`.
-    pub(super) fn new(steer_targets: bool) -> Shared {
+    /// values steering the campaign when `steer_targets`, costs when `perf`.
+    pub(super) fn new(steer_targets: bool, perf: bool) -> Shared {
         Shared {
             targets: RefCell::new(Targets::new(steer_targets)),
+            costs: perf.then(RefCell::default),
             ..Shared::default()
         }
     }
@@ -68,7 +76,14 @@ impl Shared {
         self.execs.set(self.execs.get() + 1);
         inflight.store(self.execs.get(), input);
         crate::target::start();
+        let before = crate::cost::edges_executed();
         let case = execute(property, Source::replay(input.to_vec(), limits), false);
+        if let Some(costs) = &self.costs {
+            let cost = crate::cost::edges_executed().wrapping_sub(before);
+            costs
+                .borrow_mut()
+                .observe(input, case.choices.len(), cost, self.fresh.get());
+        }
         let mut targets = self.targets.borrow_mut();
         crate::target::stop(&mut targets.last);
         targets.observe(input);
@@ -94,10 +109,23 @@ impl Shared {
         }
     }
 
-    /// Whether the last execution is new: new coverage, or a `target()`
-    /// value past its label's best.
+    /// Whether the last execution is new: new coverage, a `target()`
+    /// value past its label's best, or (in performance mode) a cost past
+    /// its size class's maximum.
     pub(super) fn last_was_new(&self) -> bool {
-        self.novelty.borrow().last_was_new() || self.targets.borrow().is_new()
+        self.novelty.borrow().last_was_new()
+            || self.targets.borrow().is_new()
+            || self.costs.as_ref().is_some_and(|c| c.borrow().is_new())
+    }
+
+    /// The corpus entries the scheduler favours: those holding a best
+    /// `target()` value or a size class's maximum cost.
+    pub(super) fn favoured(&self) -> Vec<usize> {
+        let mut favoured = self.targets.borrow().favoured().to_vec();
+        if let Some(costs) = &self.costs {
+            favoured.extend_from_slice(costs.borrow().favoured());
+        }
+        favoured
     }
 
     /// Whether a failure waits to be reported.

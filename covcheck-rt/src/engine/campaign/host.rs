@@ -1,6 +1,6 @@
 //! covcheck's side of a campaign session: what the engine calls back for
 //! over the C ABI ([`crate::engine::abi::Host`]): run an input, judge its
-//! novelty (new coverage or a better `target()` value), mutate a corpus
+//! novelty (new coverage, a better `target()` value or cost), mutate a corpus
 //! entry, schedule the next one.
 //!
 //! The engine may call [`is_new`] from its crash and timeout handlers while
@@ -80,6 +80,9 @@ extern "C" fn commit(ctx: *const c_void) {
     let counters = unsafe { std::slice::from_raw_parts_mut(side.counters.0, side.counters.1) };
     side.shared.novelty.borrow_mut().commit(counters);
     side.shared.targets.borrow_mut().commit();
+    if let Some(costs) = &side.shared.costs {
+        costs.borrow_mut().commit();
+    }
 }
 
 extern "C" fn mutate(ctx: *const c_void, entry: usize, input: Choices, out: *mut Choices) -> bool {
@@ -106,10 +109,17 @@ extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
     let side = side(ctx);
     side.scheduler.borrow_mut().on_add(entry, len);
     side.shared.targets.borrow_mut().entry_added(entry);
+    if let Some(costs) = &side.shared.costs {
+        costs.borrow_mut().entry_added(entry);
+    }
 }
 
 extern "C" fn next_entry(ctx: *const c_void) -> usize {
     let side = side(ctx);
-    let targets = side.shared.targets.borrow();
-    side.scheduler.borrow_mut().next(targets.favoured())
+    if side.shared.costs.is_none() {
+        // No allocation per pick outside performance mode.
+        let targets = side.shared.targets.borrow();
+        return side.scheduler.borrow_mut().next(targets.favoured());
+    }
+    side.scheduler.borrow_mut().next(&side.shared.favoured())
 }

@@ -10,7 +10,8 @@
 //! ([`crate::engine::scheduler`]), and the novelty check
 //! ([`crate::engine::cover::Novelty`]), which does LibAFL's max-map rule in
 //! one pass that skips zero words, together with the best values of the
-//! property's `target()` calls ([`targets`]).
+//! property's `target()` calls ([`targets`]) and, in performance mode, the
+//! costliest input of each size ([`costs`]).
 //!
 //! A campaign runs in stages: [`run`] reads the dictionary ([`tokens`]) and
 //! starts an engine session; the corpus starts from the corpus cache, the covering
@@ -25,6 +26,7 @@
 //! timeout) leaves its input in the in-flight slot for the supervisor.
 
 mod corpus;
+mod costs;
 mod execution;
 mod fresh;
 mod host;
@@ -41,11 +43,13 @@ use std::time::{Duration, Instant};
 use crate::config::Config;
 use crate::engine::abi::{Engine, Settings};
 use crate::engine::library::{self, Session};
+use crate::engine::mutator::Shape;
 use crate::engine::rendered_pairs;
 use crate::engine::scheduler::RarityScheduler;
 use crate::engine::{campaign_limits, instrumented_counters, open_inflight, sancov};
 use crate::info::PropertyInfo;
 use crate::property::{PropertyFn, execute, take_over_panic_hook};
+use crate::rng::Rng;
 use crate::source::{Limits, Source};
 use corpus::{persist_new_entries, saved_inputs};
 use covcheck_protocol::worker::{Event, Progress, WorkerConfig, emit};
@@ -61,6 +65,11 @@ const STATUS_EVERY: Duration = Duration::from_millis(500);
 /// Fresh random inputs per mutation round once coverage has stalled at the
 /// full size bound (one otherwise).
 const STALLED_FRESH: usize = 16;
+/// Random inputs of the costliest input's shape run at the end of a
+/// performance campaign, for the median it is compared with.
+const SAME_SHAPE_SAMPLES: usize = 64;
+/// The most time those may take past the campaign's budget.
+const SAME_SHAPE_TIME: Duration = Duration::from_secs(2);
 
 /// Runs the campaign `request` asks for on `property`, reporting as events.
 pub fn run(
@@ -75,7 +84,7 @@ pub fn run(
     let limits = campaign_limits(base.limits);
     let counters = instrumented_counters(info)?;
     let engine = load_engine(info, request)?;
-    let shared = Shared::new(request.steer_targets);
+    let shared = Shared::new(request.steer_targets, request.perf);
     let max_choices = Cell::new(limits.max_choices);
     let scheduler = RarityScheduler::new(request.rng_seed ^ 0x5eed);
     let edges = scheduler.edges();
@@ -211,7 +220,10 @@ impl Campaign<'_, '_> {
             let stalled = self.fresh.at_full_size() && self.execs() - last_growth.1 > STALL_EXECS;
             self.evaluate_fresh(session, if stalled { STALLED_FRESH } else { 1 })?;
             let count = session.corpus_count();
-            if count != last_growth.0 {
+            // In performance mode the corpus grows with every costlier
+            // input, so the size steps follow the executions alone: the
+            // growth fit needs ever larger sizes.
+            if count != last_growth.0 && self.shared.costs.is_none() {
                 last_growth = (count, self.execs());
             } else if self.execs() - last_growth.1 > STALL_EXECS && !self.fresh.at_full_size() {
                 self.fresh.grow();
@@ -253,7 +265,10 @@ impl Campaign<'_, '_> {
                 break;
             }
             let choices = self.fresh.draw();
-            session.evaluate(&choices, true)?;
+            self.shared.fresh.set(true);
+            let evaluated = session.evaluate(&choices, true);
+            self.shared.fresh.set(false);
+            evaluated?;
         }
         Ok(())
     }
@@ -261,12 +276,41 @@ impl Campaign<'_, '_> {
     /// Reports a failure caught by the last execution of the budget, and
     /// the campaign's totals.
     fn finish(&mut self, session: &mut Session) {
+        if let Err(problem) = self.sample_random_of_costliest_shape(session) {
+            emit(&Event::Warning { message: problem });
+        }
         session.stop_timer();
         let found = self.shared.caught.take();
         if let Some(found) = found {
             self.report(found);
         }
         emit(&Event::Done(self.progress(session)));
+    }
+
+    /// Performance mode: runs random inputs of the costliest input's shape
+    /// ([`costs::random_values`]), so that its size class has a median to
+    /// compare it with: fresh inputs seldom reach the sizes mutants grow to.
+    fn sample_random_of_costliest_shape(&mut self, session: &mut Session) -> Result<(), String> {
+        let Some(costs) = &self.shared.costs else {
+            return Ok(());
+        };
+        let Some(choices) = costs.borrow().costliest() else {
+            return Ok(());
+        };
+        let shape = Shape::learn(self.property, &choices, self.limits, false);
+        let mut rng = Rng::new(self.request.rng_seed ^ 0x5a3e_5a3e);
+        let until = Instant::now() + SAME_SHAPE_TIME;
+        for _ in 0..SAME_SHAPE_SAMPLES {
+            if self.shared.has_caught() || stop::requested() || Instant::now() >= until {
+                break;
+            }
+            let random = costs::random_values(&shape.choices, &mut rng);
+            self.shared.fresh.set(true);
+            let evaluated = session.evaluate(&random, true);
+            self.shared.fresh.set(false);
+            evaluated?;
+        }
+        Ok(())
     }
 
     /// Shrinks `found` and sends the finding; see [`report::report`].
@@ -287,12 +331,25 @@ impl Campaign<'_, '_> {
             edges: self.edges.get(),
             elapsed_ms: self.started.elapsed().as_millis() as u64,
             tokens: self.token_counts.borrow().top(),
-            targets: self.shared.targets.borrow_mut().report(|choices| {
-                // Rendering runs the property again, outside the harness:
-                // nothing it does counts as an execution of the campaign.
-                let input = Source::replay(choices.to_vec(), self.limits);
-                rendered_pairs(&execute(self.property, input, true))
+            targets: self
+                .shared
+                .targets
+                .borrow_mut()
+                .report(|choices| self.render(choices)),
+            costs: self.shared.costs.as_ref().map(|costs| {
+                let size_limit = self.limits.seed_size();
+                costs
+                    .borrow_mut()
+                    .profile(size_limit, |choices| self.render(choices))
             }),
         }
+    }
+
+    /// The arguments of `choices`, rendered. Rendering runs the property
+    /// again, outside the harness: nothing it does counts as an execution
+    /// of the campaign.
+    fn render(&self, choices: &[u64]) -> Vec<(String, String)> {
+        let input = Source::replay(choices.to_vec(), self.limits);
+        rendered_pairs(&execute(self.property, input, true))
     }
 }

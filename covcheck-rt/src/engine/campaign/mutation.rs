@@ -47,6 +47,7 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
         let mut inner = ChoiceMutator::new(request.rng_seed ^ 0xc0ffee, request.cmp_mutations);
         inner.literals = dictionary.tokens;
         inner.own_tokens = dictionary.own;
+        inner.grow = request.perf;
         CampaignMutator {
             property,
             limits,

@@ -56,6 +56,14 @@ pub struct ChoiceMutator {
     /// token of the dictionary is one of them half the time, so that a few
     /// keywords are not drowned among a crate's hundreds of literals.
     pub own_tokens: usize,
+    /// Performance mode: half of the mutation stacks start by growing the
+    /// input with copies of a part of it (a span repeated, duplicated, or
+    /// bytes copied over others), seed 003's rules for making inputs
+    /// greedy: repeated structure is what drives most accidental
+    /// super-linear costs (a run of equal elements, a key hashed again and
+    /// again, a nesting repeated), and the scheduler keeps the copies that
+    /// raised the cost.
+    pub grow: bool,
     /// The positions in `literals` of the tokens the last
     /// [`ChoiceMutator::mutate`] wrote, so that the campaign can count which
     /// tokens lead to new coverage.
@@ -116,6 +124,7 @@ impl ChoiceMutator {
             tokens: Vec::new(),
             literals: Vec::new(),
             own_tokens: 0,
+            grow: false,
             written: Vec::new(),
             variant_uses: HashMap::new(),
         }
@@ -161,9 +170,14 @@ impl ChoiceMutator {
         if count == 0 {
             return false;
         }
-        for _ in 0..stack {
+        let growing = self.grow_ops(&applicable[..count]);
+        for level in 0..stack {
             for _attempt in 0..8 {
-                let op = *self.rng.pick(&applicable[..count]);
+                let op = if level == 0 && !growing.is_empty() && self.rng.percent(50) {
+                    *self.rng.pick(&growing)
+                } else {
+                    *self.rng.pick(&applicable[..count])
+                };
                 let applied = match op {
                     Op::Fresh => self.fresh(shape, indices),
                     Op::Interesting => self.interesting(shape, indices),
@@ -201,6 +215,19 @@ impl ChoiceMutator {
             }
         }
         *indices != original
+    }
+
+    /// Of the `applicable` mutations, those that grow an input with copies
+    /// of its own parts, in performance mode (none otherwise).
+    fn grow_ops(&self, applicable: &[Op]) -> Vec<Op> {
+        if !self.grow {
+            return Vec::new();
+        }
+        applicable
+            .iter()
+            .copied()
+            .filter(|op| matches!(op, Op::RepeatSpan | Op::DuplicateSpan | Op::CopyWithin))
+            .collect()
     }
 
     /// Whether `op` can change an input of `shape` at all: picking only
