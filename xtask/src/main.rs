@@ -5,6 +5,7 @@ mod campaigns;
 mod dict;
 mod measure;
 mod options;
+mod perf;
 mod report_bench;
 mod scale;
 mod stats;
@@ -29,6 +30,10 @@ chores:
              measures) steered by its target and with --no-target, same budget: the
              median best value of each
              [--seeds N (5)] [--runs N (200000)]
+  perf       what performance mode finds on examples/run_length (linear except on long
+             runs, where it is quadratic): the costliest input against the median random
+             input of its size, and the growth fitted, per seed
+             [--seeds N (5)] [--time SECS (60)]
   scale      what more workers on one property are worth: executions in the same time
              (examples/json, examples/throughput) and the median time to the bug
              (examples/dut_magic64, the suite's puzzle) with -j 1 and -j N
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         )),
         "dict" => report(dict::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "target" => report(target::main(&std::env::args().skip(2).collect::<Vec<_>>())),
+        "perf" => report(perf::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "scale" => report(scale::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "report-bench" => report(report_bench::main()),
         "help" | "--help" | "-h" => {

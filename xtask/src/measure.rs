@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use covcheck_protocol::messages::{Message, parse_message};
+use covcheck_protocol::messages::{Message, PerfResult, parse_message};
 use covcheck_protocol::worker::TargetBest;
 use serde_json::Value;
 
@@ -57,6 +57,8 @@ pub struct Run {
     pub targets: Vec<TargetBest>,
     /// Executions in all, over every worker.
     pub execs: u64,
+    /// Performance mode's result (`--perf`).
+    pub perf: Option<PerfResult>,
 }
 
 /// `cargo covcheck` set up for a measurement: a fixed RNG seed, no seeds
@@ -108,6 +110,7 @@ pub fn read_events(stdout: &str) -> Result<Run, String> {
         rate: 0.0,
         targets: Vec::new(),
         execs: 0,
+        perf: None,
     };
     for line in stdout.lines() {
         let Some(message) = parse_message(line) else {
@@ -121,9 +124,11 @@ pub fn read_events(stdout: &str) -> Result<Run, String> {
                 execs,
                 elapsed_ms,
                 targets,
+                perf,
                 ..
             } => {
                 run.targets = targets;
+                run.perf = perf;
                 run.execs = execs;
                 run.rate = if elapsed_ms > 0 {
                     execs as f64 * 1000.0 / elapsed_ms as f64

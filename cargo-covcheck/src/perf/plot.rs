@@ -113,11 +113,19 @@ pub fn svg(title: &str, points: &[CostPoint], fit: Option<&Fit>) -> String {
         );
     }
     for p in points {
-        let (at_x, max_y, median_y) = (px(p.size as f64), py(p.max as f64), py(p.median as f64));
+        let at_x = px(p.size as f64);
+        // A size no random input ran at has no median to show.
+        if p.fresh > 0 && p.median > 0 {
+            let median_y = py(p.median as f64);
+            let _ = write!(
+                out,
+                "<circle cx=\"{at_x:.1}\" cy=\"{median_y:.1}\" r=\"2.5\" fill=\"{MEDIAN}\"/>"
+            );
+        }
+        let max_y = py(p.max as f64);
         let _ = write!(
             out,
-            "<circle cx=\"{at_x:.1}\" cy=\"{median_y:.1}\" r=\"2.5\" fill=\"{MEDIAN}\"/>\
-             <circle cx=\"{at_x:.1}\" cy=\"{max_y:.1}\" r=\"3\" fill=\"{MAX}\"/>"
+            "<circle cx=\"{at_x:.1}\" cy=\"{max_y:.1}\" r=\"3\" fill=\"{MAX}\"/>"
         );
     }
     let fitted = fit.map_or("no growth fitted".to_string(), |f| {
