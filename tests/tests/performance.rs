@@ -24,24 +24,22 @@ fn perf_result(events: &[Message], property: &str) -> PerfResult {
         .unwrap_or_else(|| panic!("{property} finished with a performance result: {events:#?}"))
 }
 
+/// `cargo covcheck <args>` on `fixture` with RNG seed 1, no corpus cache
+/// and JSON messages: its messages, once it exited with `code`.
+fn campaign(fixture: &Fixture, args: &[&str], code: i32) -> Vec<Message> {
+    let mut all = vec!["--seed", "1", "--no-resume", "--message-format", "json"];
+    all.extend_from_slice(args);
+    let output = fixture.covcheck(&all);
+    let text = covcheck_e2e::text_of(&output);
+    assert_eq!(output.status.code(), Some(code), "{text}");
+    covcheck_e2e::events(&output.stdout)
+}
+
 #[test]
 fn performance_mode_finds_the_quadratic_path_saves_it_and_checks_bounds() {
     let fixture = Fixture::from_example("run_length");
-    let output = fixture.covcheck(&[
-        "--perf",
-        "--exact",
-        "tests::encoding_round_trips",
-        "--runs",
-        "40000",
-        "--seed",
-        "1",
-        "--no-resume",
-        "--message-format",
-        "json",
-    ]);
-    let text = covcheck_e2e::text_of(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
-    let events = covcheck_e2e::events(&output.stdout);
+    let args = ["--perf", "--exact", "tests::encoding_round_trips"];
+    let events = campaign(&fixture, &[&args[..], &["--runs", "40000"]].concat(), 0);
     let perf = perf_result(&events, "run_length::tests::encoding_round_trips");
 
     assert_eq!(perf.growth.as_deref(), Some("quadratic"), "{perf:#?}");
@@ -72,20 +70,8 @@ fn performance_mode_finds_the_quadratic_path_saves_it_and_checks_bounds() {
 /// on their build output).
 fn a_cost_bound_fails_past_it_and_its_seed_fails_replays_until_fixed(fixture: &Fixture) {
     // No --perf: `#[covcheck(perf, max_cost = ...)]` asks for it.
-    let output = fixture.covcheck(&[
-        "--exact",
-        "tests::encoding_is_linear",
-        "--runs",
-        "300000",
-        "--seed",
-        "1",
-        "--no-resume",
-        "--message-format",
-        "json",
-    ]);
-    let text = covcheck_e2e::text_of(&output);
-    assert_eq!(output.status.code(), Some(1), "{text}");
-    let events = covcheck_e2e::events(&output.stdout);
+    let args = ["--exact", "tests::encoding_is_linear", "--runs", "300000"];
+    let events = campaign(fixture, &args, 1);
     let finding = finding_for(&events, "run_length::tests::encoding_is_linear");
     assert!(
         finding
@@ -156,20 +142,7 @@ fn a_hang_of_a_bounded_property_shrinks_to_an_input_past_the_bound() {
         ),
     )
     .unwrap();
-    let output = fixture.covcheck(&[
-        "--runs",
-        "20000",
-        "--seed",
-        "1",
-        "--timeout",
-        "300ms",
-        "--no-resume",
-        "--message-format",
-        "json",
-    ]);
-    let text = covcheck_e2e::text_of(&output);
-    assert_eq!(output.status.code(), Some(1), "{text}");
-    let events = covcheck_e2e::events(&output.stdout);
+    let events = campaign(&fixture, &["--runs", "20000", "--timeout", "300ms"], 1);
     let finding = finding_for(&events, "perf_hang::tests::runs_are_bounded");
     assert_eq!(finding.finding.kind, FailureKind::Timeout, "{finding:?}");
     assert!(

@@ -16,49 +16,21 @@ use crate::stats::exact_median;
 const EXAMPLE: &str = "run_length";
 const PROPERTY: &str = "tests::encoding_round_trips";
 
-struct Options {
-    seeds: u64,
-    secs: u64,
-}
-
-impl Options {
-    fn parse(args: &[String]) -> Result<Options, String> {
-        let mut options = Options { seeds: 5, secs: 60 };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut value = |name: &str| -> Result<u64, String> {
-                args.next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or(format!("{name} needs a positive number"))
-            };
-            match arg.as_str() {
-                "--seeds" => options.seeds = value("--seeds")?,
-                "--time" => options.secs = value("--time")?,
-                other => {
-                    return Err(format!(
-                        "unknown option `{other}`; options: --seeds N, --time SECS"
-                    ));
-                }
-            }
-        }
-        Ok(options)
-    }
-}
-
 pub fn main(args: &[String]) -> Result<(), String> {
-    let options = Options::parse(args)?;
+    let (seeds, secs) = crate::options::seeds_and(args, "--time", 60)?;
     let examples = Examples::build()?;
-    let time = format!("{}s", options.secs);
+    let time = format!("{}s", secs);
     println!(
         "`{EXAMPLE}` ({PROPERTY}), `cargo covcheck --perf`, {} s, one worker, {} seeds:\n",
-        options.secs, options.seeds
+        secs, seeds
     );
-    println!("| seed | costliest input (edges) | its size (choices) | median random input of its size | ratio | growth fitted | log-log slope |");
+    println!(
+        "| seed | costliest input (edges) | its size (choices) | median random input of its size | ratio | growth fitted | log-log slope |"
+    );
     println!("|---|---|---|---|---|---|---|");
     let mut ratios = Vec::new();
     let mut quadratic = 0;
-    for seed in 1..=options.seeds {
+    for seed in 1..=seeds {
         let budget = ["--perf", "--exact", PROPERTY, "--time", time.as_str()];
         let run = examples.campaign(EXAMPLE, seed, &budget)?;
         let perf = run
@@ -95,8 +67,8 @@ pub fn main(args: &[String]) -> Result<(), String> {
         "\nMedian ratio: {:.0}×; at least 100× in {at_least_100} of {} seeds; quadratic growth \
          reported in {quadratic} of {}.",
         exact_median(&ratios).unwrap_or(0.0),
-        options.seeds,
-        options.seeds
+        seeds,
+        seeds
     );
     Ok(())
 }

@@ -3,7 +3,11 @@
 //!
 //! Its work directory (worker requests, logs, in-flight slots) is one per
 //! `cargo covcheck` process, so that two runs on one crate never share an
-//! in-flight slot; its corpus cache is shared by all runs.
+//! in-flight slot; its corpus cache is shared by all runs of its mode.
+//! Performance mode keeps a cache of its own (`corpus-perf`): its entries
+//! are the costliest inputs it found, which would slow the start of every
+//! coverage campaign resumed from them, and a coverage campaign's entries
+//! are no better a start for a search for cost than fresh inputs.
 
 use std::path::{Path, PathBuf};
 
@@ -14,9 +18,14 @@ use crate::discover::Property;
 /// The work directory and the corpus cache of `property`.
 pub fn property_dirs(property: &Property, covcheck_dir: &Path) -> (PathBuf, PathBuf) {
     let key = property_key(property);
+    let cache = if property.listing.perf {
+        "corpus-perf"
+    } else {
+        "corpus"
+    };
     (
         run_work_dir(covcheck_dir, std::process::id()).join(&key),
-        covcheck_dir.join("corpus").join(&key),
+        covcheck_dir.join(cache).join(&key),
     )
 }
 

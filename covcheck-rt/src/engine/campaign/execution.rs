@@ -76,9 +76,11 @@ impl Shared {
         self.execs.set(self.execs.get() + 1);
         inflight.store(self.execs.get(), input);
         crate::target::start();
-        let before = crate::cost::edges_executed();
+        // Only performance mode reads the counter (which only its build
+        // counts with): other campaigns pay nothing for it.
+        let before = self.costs.as_ref().map(|_| crate::cost::edges_executed());
         let case = execute(property, Source::replay(input.to_vec(), limits), false);
-        if let Some(costs) = &self.costs {
+        if let (Some(costs), Some(before)) = (&self.costs, before) {
             let cost = crate::cost::edges_executed().wrapping_sub(before);
             costs
                 .borrow_mut()
