@@ -263,6 +263,25 @@ fn start_hub(fixture: &Fixture, select: &[&str], entries: usize) -> (Background,
     (hub, address)
 }
 
+/// A joiner of the hub at `address` with RNG seed `seed`, a target
+/// directory `name` and a budget it never reaches, once its corpus has an
+/// entry.
+fn start_joiner(
+    fixture: &Fixture,
+    name: &str,
+    select: &[&str],
+    (seed, address): (&str, &str),
+) -> Background {
+    let joiner = start(
+        fixture,
+        &own_target(fixture, name),
+        &[select, &[seed, "--join", address, "--runs", "1000000000"]].concat(),
+        &[],
+    );
+    joiner.wait_for_corpus(1);
+    joiner
+}
+
 #[test]
 fn two_invocations_joined_over_loopback_share_their_corpus_and_outlive_each_other() {
     let fixture = Fixture::new("scaling_loopback", PROPERTIES);
@@ -307,17 +326,7 @@ fn two_invocations_joined_over_loopback_share_their_corpus_and_outlive_each_othe
     );
 
     // Killing a joiner leaves the hub running.
-    let killed = start(
-        &fixture,
-        &own_target(&fixture, "killed"),
-        &[
-            &select[..],
-            &["3", "--join", &address, "--runs", "1000000000"],
-        ]
-        .concat(),
-        &[],
-    );
-    killed.wait_for_corpus(1);
+    let killed = start_joiner(&fixture, "killed", &select, ("3", &address));
     killed.signal(libc::SIGKILL);
     let _ = killed.finish();
     std::thread::sleep(Duration::from_millis(500));
@@ -325,17 +334,7 @@ fn two_invocations_joined_over_loopback_share_their_corpus_and_outlive_each_othe
 
     // Killing the hub stops a joiner with a clear message; its corpus stays.
     let orphan_target = own_target(&fixture, "orphan");
-    let orphan = start(
-        &fixture,
-        &orphan_target,
-        &[
-            &select[..],
-            &["4", "--join", &address, "--runs", "1000000000"],
-        ]
-        .concat(),
-        &[],
-    );
-    orphan.wait_for_corpus(1);
+    let orphan = start_joiner(&fixture, "orphan", &select, ("4", &address));
     hub.signal(libc::SIGKILL);
     let _ = hub.finish();
     let (code, text) = orphan.finish();

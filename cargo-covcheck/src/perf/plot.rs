@@ -18,11 +18,9 @@ const RIGHT: f64 = 20.0;
 const TOP: f64 = 44.0;
 const BOTTOM: f64 = 46.0;
 
-const MAX: &str = "#cf222e";
-const MEDIAN: &str = "#57606a";
-const FITTED: &str = "#0969da";
-const GRID: &str = "#d8dee4";
-const INK: &str = "#1f2328";
+// The coverage report's palette: the costliest inputs in its findings'
+// red, the median ones in its grey, the fit in its edges' blue.
+use crate::report::coverage::svg::{EDGES as FITTED, FINDING as MAX, GRID, INK, RESUME as MEDIAN};
 
 /// A logarithmic axis over whole decades.
 struct LogAxis {

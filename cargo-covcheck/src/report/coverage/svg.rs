@@ -23,12 +23,12 @@ const BOTTOM: f64 = 40.0;
 const PLOT_WIDTH: f64 = WIDTH - LEFT - RIGHT;
 const PLOT_HEIGHT: f64 = HEIGHT - TOP - BOTTOM;
 
-const EDGES: &str = "#0969da";
+pub(crate) const EDGES: &str = "#0969da";
 const CORPUS: &str = "#bc4c00";
-const FINDING: &str = "#cf222e";
-const RESUME: &str = "#57606a";
-const GRID: &str = "#d8dee4";
-const INK: &str = "#1f2328";
+pub(crate) const FINDING: &str = "#cf222e";
+pub(crate) const RESUME: &str = "#57606a";
+pub(crate) const GRID: &str = "#d8dee4";
+pub(crate) const INK: &str = "#1f2328";
 
 /// Both plots of a property, side by side in the page's flow.
 pub fn plots(property: &PropertyCoverage) -> String {
