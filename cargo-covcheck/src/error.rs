@@ -188,6 +188,21 @@ pub enum WorkerError {
         log.display()
     )]
     EndedEarly { log: PathBuf },
+    /// The broker through which a property's workers share their corpus
+    /// ended before its campaign: its workers were stopped.
+    #[error("{0}")]
+    Broker(String),
+    /// A worker died before it ran any input: no input is to blame, so it
+    /// is no finding.
+    #[error("the worker died before it ran any input ({detail}); its output:\n{log_tail}")]
+    DiedBeforeRunning { detail: String, log_tail: String },
+    /// Worker after worker of one lane ended before its campaign started.
+    #[error(
+        "{workers} workers in a row ended before their campaign started, so the campaign \
+         stops instead of restarting them for the rest of its budget; the last one's \
+         output:\n{log_tail}"
+    )]
+    Fruitless { workers: u32, log_tail: String },
     /// All that one worker reported, a line each.
     #[error("{}", lines(.0))]
     Several(Vec<WorkerError>),

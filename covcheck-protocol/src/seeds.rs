@@ -9,8 +9,11 @@
 //! choices, so the same input is never stored twice.
 //!
 //! Files are written atomically (a temporary file in the same directory, then a
-//! rename) and covcheck never deletes one: a seed that no longer parses is
-//! reported with its path and left for a person to fix or remove.
+//! rename) and covcheck never deletes one, but for the unshrunk stand-in of
+//! a failure that a campaign saved the moment it caught it and then
+//! replaced with the shrunk value ([`SeedStore::replace`]): a seed that no
+//! longer parses is reported with its path and left for a person to fix or
+//! remove.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -79,6 +82,19 @@ pub struct FailureRecord {
     /// `timeout` (seeds saved by `cargo covcheck`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<FailureKind>,
+    /// The failure did not come back on every replay when it was found: it
+    /// depends on more than the input (time, randomness, state), so a
+    /// replay that passes does not mean it is fixed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub flaky: bool,
+    /// The input as it was caught, not shrunk: the run was interrupted, or
+    /// its worker ended, before shrinking finished (or it is flaky).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unshrunk: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 /// The cost of a performance seed's input, in edges executed, when a
@@ -322,25 +338,50 @@ impl SeedStore {
         (seeds, errors)
     }
 
-    /// Saves `file` atomically as `<hash of its choices>.toml` and returns its
+    /// Where `file` is saved: `<hash of its choices>.toml`.
+    pub fn path_of(&self, file: &SeedFile) -> io::Result<PathBuf> {
+        let indices = file.indices().map_err(io::Error::other)?;
+        Ok(self
+            .dir
+            .join(format!("{:016x}.toml", content_hash(&indices))))
+    }
+
+    /// Saves `file` atomically at [`SeedStore::path_of`] and returns its
     /// path. An identical seed already there is left as it is.
     pub fn save(&self, file: &SeedFile) -> io::Result<PathBuf> {
-        let indices = file.indices().map_err(io::Error::other)?;
-        let path = self
-            .dir
-            .join(format!("{:016x}.toml", content_hash(&indices)));
-        if path.exists() {
-            return Ok(path);
+        let path = self.path_of(file)?;
+        if !path.exists() {
+            write_seed(&path, file)?;
         }
-        let body = toml::to_string(file).map_err(io::Error::other)?;
-        let text = format!(
-            "# A covcheck seed: `cargo test` replays it before any random case.\n\
-             # Commit it so the input stays tested. `choices` is what replays; the\n\
-             # rest records what it meant when it was saved.\n{body}"
-        );
-        write_atomically(&path, text.as_bytes())?;
         Ok(path)
     }
+
+    /// Saves `file`, the shrunk value of the failure that this same run
+    /// saved unshrunk at `unshrunk` a moment before, and then removes that
+    /// stand-in: after, so that the failure is on disk at every moment.
+    /// When shrinking changed nothing, the file is rewritten in place with
+    /// what shrinking learnt. Call it only for a stand-in the run created.
+    pub fn replace(&self, unshrunk: &Path, file: &SeedFile) -> io::Result<PathBuf> {
+        let path = self.path_of(file)?;
+        if path == unshrunk {
+            write_seed(&path, file)?;
+            return Ok(path);
+        }
+        let path = self.save(file)?;
+        fs::remove_file(unshrunk)?;
+        Ok(path)
+    }
+}
+
+/// Writes `file` at `path` atomically, with the header every seed has.
+fn write_seed(path: &Path, file: &SeedFile) -> io::Result<()> {
+    let body = toml::to_string(file).map_err(io::Error::other)?;
+    let text = format!(
+        "# A covcheck seed: `cargo test` replays it before any random case.\n\
+         # Commit it so the input stays tested. `choices` is what replays; the\n\
+         # rest records what it meant when it was saved.\n{body}"
+    );
+    write_atomically(path, text.as_bytes())
 }
 
 /// Writes `bytes` to `path` whole or not at all: a hidden temporary file in
@@ -406,6 +447,8 @@ mod tests {
                 message: "assertion failed: x < 12345\nwith \"quotes\"".into(),
                 location: "src/lib.rs:3:5".into(),
                 kind: None,
+                flaky: false,
+                unshrunk: false,
             }),
             performance: None,
             args: vec![ArgRecord {

@@ -268,13 +268,16 @@ pub enum Event {
         corpus: usize,
     },
     Status(Progress),
-    /// A failure was caught after `execs` executions of this worker; it is
-    /// being shrunk, and a [`Event::Finding`] follows (unless it does not
-    /// fail again). Tells the supervisor when it happened, counted over all
-    /// the property's workers.
-    Caught {
-        execs: u64,
-    },
+    /// A failure was caught, as it was caught (`execs_to_find`: this
+    /// worker's executions then); it is being shrunk, and the
+    /// [`Event::Finding`] of the same failure follows. The supervisor saves
+    /// it at once, unshrunk, so that an interrupt or a death while
+    /// shrinking loses nothing (Hypothesis and libFuzzer both write before
+    /// they minimise), and replaces it with the shrunk value when that
+    /// comes.
+    Caught(Box<Finding>),
+    /// A failure, shrunk; always after the [`Event::Caught`] of the same
+    /// failure.
     Finding(Finding),
     Done(Progress),
     /// The outcome of [`WorkerMode::Minimize`].
@@ -420,6 +423,71 @@ pub struct Progress {
     pub costs: Option<CostProfile>,
 }
 
+impl Progress {
+    /// `self` (earlier workers', or other lanes') and `later` as one:
+    /// executions and imports added up; edges and corpus the larger (a
+    /// restarted worker resumes from the corpus cache, and workers that
+    /// share a corpus count alike); tokens added up; each label's best
+    /// target; the costlier cost profile; the rest (elapsed time) from
+    /// `later`.
+    pub fn merge(&self, later: &Progress) -> Progress {
+        Progress {
+            execs: self.execs + later.execs,
+            imported: self.imported + later.imported,
+            edges: self.edges.max(later.edges),
+            corpus: self.corpus.max(later.corpus),
+            tokens: add_tokens(&self.tokens, &later.tokens),
+            targets: best_targets(&self.targets, &later.targets),
+            costs: costlier(&self.costs, &later.costs),
+            elapsed_ms: later.elapsed_ms,
+        }
+    }
+}
+
+/// The best `target()` values of `before` and `later`: for each label, the
+/// higher value and the input that reached it (`before`'s on a tie, as it
+/// got there first).
+fn best_targets(before: &[TargetBest], later: &[TargetBest]) -> Vec<TargetBest> {
+    let mut all = before.to_vec();
+    for best in later {
+        match all.iter_mut().find(|b| b.label == best.label) {
+            Some(b) if best.value > b.value => *b = best.clone(),
+            Some(_) => {}
+            None => all.push(best.clone()),
+        }
+    }
+    all
+}
+
+/// The token counts of `before` and `later`, added up (each worker counts
+/// the corpus entries it made).
+fn add_tokens(before: &[TokenUse], later: &[TokenUse]) -> Vec<TokenUse> {
+    let mut all = before.to_vec();
+    for token in later {
+        match all.iter_mut().find(|t| t.token == token.token) {
+            Some(t) => t.entries += token.entries,
+            None => all.push(token.clone()),
+        }
+    }
+    top_tokens(all)
+}
+
+/// Of two workers' cost profiles, the one with the costlier input (workers
+/// of a property measure the same cost, so the other adds nothing to
+/// report).
+fn costlier(before: &Option<CostProfile>, later: &Option<CostProfile>) -> Option<CostProfile> {
+    let cost = |p: &Option<CostProfile>| {
+        p.as_ref()
+            .and_then(|p| p.costliest.as_ref())
+            .map(|c| c.cost)
+    };
+    if cost(later) > cost(before) {
+        later.clone()
+    } else {
+        before.clone().or_else(|| later.clone())
+    }
+}
+
 /// What a performance campaign found out about its property's cost (edges
 /// executed per execution) against input size (choices drawn).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -528,6 +596,63 @@ pub fn parse_listing(line: &str) -> Option<Result<ListedProperty, String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_progress_adds_executions_and_tokens_and_keeps_the_best_targets() {
+        let uses = |counts: &[(&str, u64)]| -> Vec<TokenUse> {
+            counts
+                .iter()
+                .map(|&(token, entries)| TokenUse {
+                    token: token.into(),
+                    entries,
+                })
+                .collect()
+        };
+        let best = |label: &str, value: f64, choice: u64| TargetBest {
+            label: label.into(),
+            value,
+            choices: vec![choice],
+            args: Vec::new(),
+        };
+        let before = Progress {
+            execs: 10,
+            edges: 7,
+            corpus: 3,
+            elapsed_ms: 5,
+            tokens: uses(&[("a", 2), ("b", 1)]),
+            targets: vec![best("depth", 3.0, 1), best("len", 9.0, 2)],
+            ..Progress::default()
+        };
+        let later = Progress {
+            execs: 4,
+            edges: 5,
+            corpus: 4,
+            elapsed_ms: 9,
+            imported: 2,
+            tokens: uses(&[("b", 3), ("c", 1)]),
+            targets: vec![
+                best("len", 7.0, 3),
+                best("depth", 5.0, 4),
+                best("x", 1.0, 5),
+            ],
+            ..Progress::default()
+        };
+        let merged = before.merge(&later);
+        assert_eq!(
+            (merged.execs, merged.imported, merged.edges, merged.corpus),
+            (14, 2, 7, 4)
+        );
+        assert_eq!(merged.elapsed_ms, 9, "the later worker's time");
+        assert_eq!(merged.tokens, uses(&[("b", 4), ("a", 2), ("c", 1)]));
+        assert_eq!(
+            merged.targets,
+            [
+                best("depth", 5.0, 4),
+                best("len", 9.0, 2),
+                best("x", 1.0, 5)
+            ]
+        );
+    }
 
     #[test]
     fn events_are_found_after_libtest_text_on_the_same_line() {

@@ -156,9 +156,24 @@ impl RunSummary<'_> {
         self.rows.iter().map(|(_, s)| s.errors).sum()
     }
 
+    /// The properties whose campaign ran no input at all (a budget that
+    /// ended before the first execution): nothing was tested.
+    pub fn untested(&self) -> usize {
+        (self.rows.iter())
+            .filter(|(_, s)| s.execs == 0 && s.failures.is_empty() && s.errors == 0)
+            .count()
+    }
+
+    /// Failures found before an interrupt still fail the run: they are
+    /// saved, and a script must not take the run for a mere interruption.
+    /// A run in which no property ran an input tested nothing.
     pub fn outcome(&self) -> Outcome {
         match self.interrupted {
+            Some(_) if self.failures() > 0 => Outcome::Failed,
             Some(signal) => Outcome::Interrupted(signal),
+            None if !self.rows.is_empty() && self.untested() == self.rows.len() => {
+                Outcome::NothingTested
+            }
             None => Outcome::of(self.failures() > 0, self.errors() > 0),
         }
     }

@@ -298,6 +298,11 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
             interrupt::signal_name(signal)
         ),
         None if failed => String::new(),
+        None if summary.untested() > 0 => format!(
+            ": {} ran no input (the budget ended before the first execution), so nothing \
+             was tested there",
+            properties(summary.untested())
+        ),
         None => ": all passed".to_string(),
     };
     table.push_str(&format!(
@@ -314,6 +319,8 @@ fn table_row(name: &str, row: &Summary, width: usize) -> String {
         format!("FAILED ({})", kinds.join(", "))
     } else if row.errors > 0 {
         "ERROR".to_string()
+    } else if row.execs == 0 {
+        "NOT TESTED".to_string()
     } else {
         "ok".to_string()
     };

@@ -13,12 +13,16 @@
 //! One concept per module: [`paths`] (where state lives), [`worker`] (one
 //! worker process), [`watchdog`] (its memory and liveness), [`death`] (what
 //! killed it), [`campaign`] (one property's campaign, on one worker or
-//! many), [`broker`] (the process through which a property's workers share
-//! their corpus) and [`pool`] (many properties at once).
+//! many: its lanes and their restarts), [`findings`] (what a campaign found:
+//! saved at once, shrunk, reported once), [`outlet`] (where a campaign's
+//! news goes), [`broker`] (the process through which a property's workers
+//! share their corpus) and [`pool`] (many properties at once).
 
 pub mod broker;
 pub mod campaign;
 pub mod death;
+pub mod findings;
+pub mod outlet;
 pub mod paths;
 pub mod pool;
 pub mod watchdog;

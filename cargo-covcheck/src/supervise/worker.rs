@@ -280,7 +280,9 @@ impl WorkerOutcome {
             }
             Event::Finding(f) => self.findings.push(f),
             Event::Error { message } => self.errors.push(WorkerError::Refused(message)),
-            Event::Warning { .. } | Event::Started { .. } | Event::Caught { .. } => {}
+            // A campaign's failures are taken as they come (see
+            // `super::findings`); other workers report findings only.
+            Event::Warning { .. } | Event::Started { .. } | Event::Caught(_) => {}
             Event::Minimized(report) => {
                 self.minimized = Some(report);
                 self.done = true;
@@ -340,6 +342,15 @@ fn judge_ending(
                 path: inflight.clone(),
                 source,
             })?;
+        if execs == 0 && matches!(config.mode, WorkerMode::Campaign) {
+            // No input was ever run: none is to blame (a broker that never
+            // answered, a memory limit below the worker's own needs).
+            outcome.errors.push(WorkerError::DiedBeforeRunning {
+                detail: death.detail,
+                log_tail: tail(&files.log, 20),
+            });
+            return Ok(());
+        }
         outcome.last_progress.execs = outcome.last_progress.execs.max(execs);
         outcome.death = Some(Death { choices, ..death });
     }

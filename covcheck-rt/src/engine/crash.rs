@@ -117,9 +117,16 @@ unsafe fn run_child(
 }
 
 /// Waits for the child `pid`, collecting what it writes to `stderr`, and
-/// kills it once it runs past `timeout` (with its memory standing still) or
-/// past `rss_limit_mb`. Returns its wait status, the limit it was killed
-/// for, if any, and its stderr.
+/// kills it once it runs past `timeout` of its own time (with its memory
+/// standing still) or past `rss_limit_mb`. Returns its wait status, the
+/// limit it was killed for, if any, and its stderr.
+///
+/// The timeout counts the child's own time ([`ChildClock`]), not the
+/// clock's: on a machine
+/// busy with other work a child waits for a core, and a wall-clock timeout
+/// would expire before a run that allocates its way to the memory limit
+/// got there, and name it a hang. The same input then fails the same way
+/// however busy the machine is.
 fn watch_child(
     pid: libc::pid_t,
     mut stderr: std::fs::File,
@@ -127,9 +134,9 @@ fn watch_child(
     rss_limit_mb: u64,
 ) -> (i32, Option<FailureKind>, String) {
     let mut output = Vec::new();
-    let started = Instant::now();
     let mut status = 0;
     let mut memory = MemoryTrend::default();
+    let mut clock = ChildClock::new(pid);
     let killed_for = loop {
         let mut chunk = [0u8; 4096];
         while let Ok(n @ 1..) = stderr.read(&mut chunk) {
@@ -142,10 +149,11 @@ fn watch_child(
             break None;
         }
         let resident = resident_mb(pid);
-        memory.observe(resident);
+        let ran = clock.ran();
+        memory.observe(resident, ran);
         let over = if resident > rss_limit_mb {
             Some(FailureKind::OutOfMemory)
-        } else if started.elapsed() > timeout && !memory.still_growing(started, timeout) {
+        } else if ran > timeout && !memory.still_growing(ran, timeout) {
             Some(FailureKind::Timeout)
         } else {
             None
@@ -168,34 +176,99 @@ fn watch_child(
     )
 }
 
-/// Whether a child's memory is still growing. A run past the timeout whose
-/// memory grows is on its way to the memory limit: it gets up to
-/// [`MEMORY_GRACE`] timeouts to reach it, so that running out of memory is
-/// named so however slowly the machine is (two workers on two cores page
-/// in memory at half the speed of one), while a hang, whose memory stands
+/// Whether a child's memory is still growing, on the child's own clock (its
+/// CPU time). A run past the timeout whose memory grew within the last
+/// timeout is on its way to the memory limit: it gets up to
+/// [`MEMORY_GRACE`] timeouts to reach it, while a hang, whose memory stands
 /// still, is named at the timeout.
 #[derive(Default)]
 struct MemoryTrend {
     peak_mb: u64,
-    grew_at: Option<Instant>,
+    /// The child's CPU time when its memory last grew.
+    grew_at: Option<Duration>,
 }
 
 const MEMORY_GRACE: u32 = 10;
 
 impl MemoryTrend {
-    fn observe(&mut self, resident_mb: u64) {
+    fn observe(&mut self, resident_mb: u64, ran: Duration) {
         if resident_mb > self.peak_mb {
             self.peak_mb = resident_mb;
-            self.grew_at = Some(Instant::now());
+            self.grew_at = Some(ran);
         }
     }
 
-    /// Growth within the last timeout counts: a loaded machine may not run
-    /// the child for tens of milliseconds at a time, while a hang's memory
-    /// stands still for the whole timeout.
-    fn still_growing(&self, started: Instant, timeout: Duration) -> bool {
-        started.elapsed() < timeout * MEMORY_GRACE
-            && self.grew_at.is_some_and(|t| t.elapsed() < timeout)
+    fn still_growing(&self, ran: Duration, timeout: Duration) -> bool {
+        ran < timeout * MEMORY_GRACE && self.grew_at.is_some_and(|t| ran - t < timeout)
+    }
+}
+
+/// How long a child has run, on its own clock: its CPU time, plus the time
+/// it spent asleep (waiting on a lock, a sleep, I/O), which a hang may
+/// spend all its time in. The time it waited for a core while runnable
+/// counts for nothing: that is the machine's business, not the input's.
+struct ChildClock {
+    pid: libc::pid_t,
+    slept: Duration,
+    last: Instant,
+}
+
+impl ChildClock {
+    fn new(pid: libc::pid_t) -> ChildClock {
+        ChildClock {
+            pid,
+            slept: Duration::ZERO,
+            last: Instant::now(),
+        }
+    }
+
+    /// The child's time so far; call it often (each call judges the time
+    /// since the last by the child's state now).
+    fn ran(&mut self) -> Duration {
+        let (state, cpu) = cpu_time(self.pid);
+        let now = Instant::now();
+        if matches!(state, 'S' | 'D') {
+            self.slept += now - self.last;
+        }
+        self.last = now;
+        cpu + self.slept
+    }
+}
+
+/// The state letter and the CPU time (user and system) of process `pid`,
+/// from `/proc/<pid>/stat`; `('?', 0)` once it is gone.
+fn cpu_time(pid: libc::pid_t) -> (char, Duration) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name (field 2) may hold spaces: count from its end. The
+    // first field after it is field 3, the state; utime and stime are 14
+    // and 15.
+    let after_name = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let state = fields.first().and_then(|f| f.chars().next()).unwrap_or('?');
+    let ticks: u64 = fields
+        .get(11..13)
+        .map_or(0, |f| f.iter().filter_map(|t| t.parse::<u64>().ok()).sum());
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let cpu = Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / per_second);
+    (state, cpu)
+}
+
+/// Lets this process allocate at most `rss_limit_mb` more than it holds
+/// now (`RLIMIT_DATA`): past it an allocation fails at once ("memory
+/// allocation of N bytes failed"), so running out of memory is named so
+/// however fast the memory grows and however busy the machine is, rather
+/// than depending on when a watchdog polling the resident set looks.
+pub(crate) fn limit_data_segments(rss_limit_mb: u64) {
+    let wanted = (data_segment_bytes() + rss_limit_mb * 1024 * 1024) as libc::rlim_t;
+    // SAFETY: plain libc calls on this process. Only the soft limit: a
+    // child forked later may set its own.
+    unsafe {
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_DATA, &mut limit) == 0 {
+            limit.rlim_cur = wanted.min(limit.rlim_max);
+            libc::setrlimit(libc::RLIMIT_DATA, &limit);
+        }
     }
 }
 
@@ -325,4 +398,38 @@ pub fn shrink_crash(
     finding.location = String::new();
     emit(&Event::Finding(finding));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_time_counts_work_done_and_nothing_for_a_process_that_is_gone() {
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < Duration::from_millis(100) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        // The process's state is its main thread's (here libtest's, which
+        // waits); a forked child has the one thread that forked.
+        let (_, own) = cpu_time(std::process::id() as libc::pid_t);
+        assert!(own >= Duration::from_millis(10), "{own:?}");
+        assert_eq!(cpu_time(libc::pid_t::MAX), ('?', Duration::ZERO));
+    }
+
+    #[test]
+    fn memory_that_grew_within_the_last_timeout_buys_time_up_to_the_grace() {
+        let ms = Duration::from_millis;
+        let mut trend = MemoryTrend::default();
+        trend.observe(10, ms(0));
+        trend.observe(50, ms(250));
+        assert!(trend.still_growing(ms(400), ms(300)), "grew 150 ms ago");
+        assert!(
+            !trend.still_growing(ms(600), ms(300)),
+            "flat for a timeout: a hang"
+        );
+        trend.observe(900, ms(2950));
+        assert!(!trend.still_growing(ms(3000), ms(300)), "past the grace");
+    }
 }

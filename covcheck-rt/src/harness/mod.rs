@@ -209,6 +209,8 @@ fn save_failure(
             message: failure.message.clone(),
             location: failure.origin.to_string(),
             kind: None,
+            flaky: false,
+            unshrunk: false,
         },
         shrunk.case.args.as_deref().unwrap_or_default(),
     );

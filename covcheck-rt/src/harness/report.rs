@@ -251,6 +251,8 @@ mod tests {
                     message: "the sum 1000 is too large".to_string(),
                     location: "src/lib.rs:1:1".to_string(),
                     kind: None,
+                    flaky: false,
+                    unshrunk: false,
                 },
                 &[("v", "[600, 400]".to_string())],
             ),

@@ -118,6 +118,8 @@ pub fn run(
     };
     // SAFETY: `side` is declared before `session`, so it outlives it.
     let mut session = unsafe { Session::start(engine, settings, side.host()) }?;
+    // After the engine's own maps are allocated: the limit is the property's.
+    crate::engine::crash::limit_data_segments(request.rss_limit_mb);
     take_over_panic_hook();
     stop::listen();
     let initial = saved_inputs(info, request);
@@ -176,14 +178,18 @@ impl Campaign<'_, '_> {
             initial.push(self.fresh.draw());
         }
         for choices in initial {
-            if self.shared.has_caught() {
+            if self.shared.has_caught() && self.request.stop_on_failure {
                 break;
             }
             // Every worker of the property starts from the same cache, so
             // what it keeps now is not news to the others.
             session.evaluate(&choices, false)?;
         }
-        if session.corpus_count() == 0 && !self.shared.has_caught() {
+        // Mutation needs a corpus entry to start from, whatever the first
+        // inputs did: one that failed is an objective, not an entry, and a
+        // campaign that goes on after a failure (`--keep-going`, or one
+        // that did not fail again) would have nothing to mutate.
+        if session.corpus_count() == 0 {
             session.add_empty()?;
         }
         emit(&Event::Started {
@@ -248,12 +254,7 @@ impl Campaign<'_, '_> {
             return false;
         };
         session.stop_timer();
-        emit(&Event::Caught {
-            execs: self.execs(),
-        });
-        let (origin, reproduced) = self.report(found);
-        self.shared.known.borrow_mut().insert(origin);
-        reproduced
+        self.report(found)
     }
 
     /// A fresh heuristic input now and then keeps the campaign at least as
@@ -313,10 +314,26 @@ impl Campaign<'_, '_> {
         Ok(())
     }
 
-    /// Shrinks `found` and sends the finding; see [`report::report`].
-    fn report(&self, found: execution::Caught) -> (crate::property::Origin, bool) {
+    /// Shrinks `found` and sends the finding (see [`report::report`]),
+    /// then each failure at another origin met on the way, once; returns
+    /// whether `found` failed again when replayed.
+    fn report(&self, found: execution::Caught) -> bool {
         let since = self.shared.first_exec.get().unwrap_or(self.started);
-        report::report(self.property, self.limits, &self.base, found, since)
+        let mut queue = vec![found];
+        let mut reproduced = None;
+        while let Some(found) = queue.pop() {
+            if self.shared.known.borrow().contains(&found.failure.origin) {
+                continue;
+            }
+            let outcome = {
+                let known = self.shared.known.borrow();
+                report::report(self.property, self.limits, &self.base, found, since, &known)
+            };
+            self.shared.known.borrow_mut().insert(outcome.origin);
+            reproduced.get_or_insert(outcome.reproduced);
+            queue.extend(outcome.others);
+        }
+        reproduced.unwrap_or(false)
     }
 
     fn execs(&self) -> u64 {

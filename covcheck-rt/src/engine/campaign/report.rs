@@ -1,6 +1,14 @@
-//! Reporting a failure a campaign caught: replayed, shrunk with the core
-//! shrinker and sent to the supervisor as a finding.
+//! Reporting a failure a campaign caught: sent at once as caught, replayed,
+//! shrunk with the core shrinker and sent again as a finding.
+//!
+//! Shrinking keeps the failure's origin (Hypothesis's "same origin"): a
+//! candidate that fails elsewhere is not a smaller version of this bug but
+//! another one, kept to be reported on its own instead of replacing this
+//! one. A property whose failure depends on state left by earlier runs (a
+//! static counter, a panic that leaves a guard behind) would otherwise
+//! slip from the bug found to another one, and report the wrong bug.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use super::execution::Caught;
@@ -8,63 +16,165 @@ use crate::choice::trim_trailing_zeros;
 use crate::config::Config;
 use crate::engine::{finding_from_shrunk, rendered_pairs};
 use crate::property::{Case, Origin, PropertyFn, execute};
-use crate::shrink::shrink;
+use crate::shrink::shrink_while;
 use crate::source::{Limits, Source};
 use covcheck_protocol::worker::{Event, FailureKind, Finding, emit};
 
-/// Shrinks a caught failure and reports it; returns its origin and whether
-/// it failed again when replayed. One that did not is reported as it was
-/// caught, marked flaky, since shrinking needs a failure that comes back.
+/// How many times a caught failure is replayed before it is shrunk. One
+/// that does not fail every time depends on more than its input (time,
+/// randomness, state): shrinking it would keep candidates that fail by
+/// luck and end on a value that does not show the bug, so it is reported
+/// as caught and marked flaky.
+const REPLAYS: usize = 3;
+
+/// What became of a caught failure.
+pub(super) struct Outcome {
+    pub(super) origin: Origin,
+    /// It failed again on every replay (and was shrunk).
+    pub(super) reproduced: bool,
+    /// Failures at other origins met while replaying and shrinking it,
+    /// the first input of each: to be reported on their own.
+    pub(super) others: Vec<Caught>,
+}
+
+/// Sends `found` as caught, then shrinks and reports it; failures met on
+/// the way at origins in `known` are old news.
 pub(super) fn report(
     property: &PropertyFn<'_>,
     limits: Limits,
     base: &Config,
     found: Caught,
     started: Instant,
-) -> (Origin, bool) {
+    known: &HashSet<Origin>,
+) -> Outcome {
     let found_after_us = found.at.duration_since(started).as_micros() as u64;
-    let case = execute(
-        property,
-        Source::replay(found.choices.clone(), limits),
-        true,
-    );
-    if case.failure().is_none() {
-        let origin = found.failure.origin.clone();
-        emit(&Event::Finding(flaky_finding(
-            &case,
-            limits,
-            found,
-            found_after_us,
-        )));
-        return (origin, false);
-    }
-    let origin = case.failure().expect("checked").origin.clone();
-    let shrunk = shrink(property, limits, case, base.shrink);
-    emit(&Event::Finding(finding_from_shrunk(
+    emit(&Event::Caught(Box::new(unshrunk(
+        &found,
+        &[],
+        limits,
+        found_after_us,
+    ))));
+    let origin = found.failure.origin.clone();
+    let mut others = Others {
+        origin: &origin,
+        known,
+        found: Vec::new(),
+        execs: found.execs,
+    };
+    let replays = replay(property, limits, &found.choices, &mut others);
+    let Some(case) = replays else {
+        let replay = execute(
+            property,
+            Source::replay(found.choices.clone(), limits),
+            true,
+        );
+        let mut finding = unshrunk(&found, &rendered_pairs(&replay), limits, found_after_us);
+        finding.shrink_note = Some(format!(
+            "not shrunk: it did not fail on each of {REPLAYS} replays, so it depends on more \
+             than its input (time, randomness, state left by earlier runs)"
+        ));
+        finding.flaky = true;
+        emit(&Event::Finding(finding));
+        return Outcome {
+            origin: origin.clone(),
+            reproduced: false,
+            others: others.found,
+        };
+    };
+    let mut keep = |case: &Case| others.same_failure(case);
+    let shrunk = shrink_while(property, limits, case, base.shrink, &mut keep);
+    let mut finding = finding_from_shrunk(
         FailureKind::Panic,
         &shrunk,
         limits,
         found.execs,
         found_after_us,
-    )));
-    (origin, true)
+    );
+    // The shrunk case fails at the same origin by construction; its message
+    // may differ (values in it), the location may not.
+    finding.location = origin.to_string();
+    emit(&Event::Finding(finding));
+    Outcome {
+        origin: origin.clone(),
+        reproduced: true,
+        others: others.found,
+    }
 }
 
-/// The report of a failure that passed when replayed: the input and the
-/// failure as they were when it was caught, with the arguments `replay`
-/// rendered.
-fn flaky_finding(replay: &Case, limits: Limits, found: Caught, found_after_us: u64) -> Finding {
+/// Replays `choices` [`REPLAYS`] times; the last case when each failed at
+/// the caught origin.
+fn replay(
+    property: &PropertyFn<'_>,
+    limits: Limits,
+    choices: &[u64],
+    others: &mut Others<'_>,
+) -> Option<Case> {
+    let mut last = None;
+    for _ in 0..REPLAYS {
+        let case = execute(property, Source::replay(choices.to_vec(), limits), true);
+        if !others.same_failure(&case) {
+            return None;
+        }
+        last = Some(case);
+    }
+    last
+}
+
+/// The failures at other origins than the one being shrunk.
+struct Others<'a> {
+    origin: &'a Origin,
+    known: &'a HashSet<Origin>,
+    found: Vec<Caught>,
+    /// The campaign's executions, for the ones found.
+    execs: u64,
+}
+
+impl Others<'_> {
+    /// Whether `case` fails at the origin being shrunk; a failure at a new
+    /// origin is kept to be reported on its own.
+    fn same_failure(&mut self, case: &Case) -> bool {
+        let Some(failure) = case.failure() else {
+            return false;
+        };
+        if &failure.origin == self.origin {
+            return true;
+        }
+        let new = !self.known.contains(&failure.origin)
+            && self
+                .found
+                .iter()
+                .all(|c| c.failure.origin != failure.origin);
+        if new {
+            self.found.push(Caught {
+                choices: case.indices(),
+                failure: failure.clone(),
+                execs: self.execs,
+                at: Instant::now(),
+            });
+        }
+        false
+    }
+}
+
+/// The finding of `found` as it was caught, with `args` rendered (none
+/// before it was replayed).
+fn unshrunk(
+    found: &Caught,
+    args: &[(String, String)],
+    limits: Limits,
+    found_after_us: u64,
+) -> Finding {
     Finding {
         kind: FailureKind::Panic,
         choices: trim_trailing_zeros(&found.choices).to_vec(),
-        message: found.failure.message,
+        message: found.failure.message.clone(),
         location: found.failure.origin.to_string(),
-        args: rendered_pairs(replay),
+        args: args.to_vec(),
         execs_to_find: found.execs,
         found_after_us,
         shrink_runs: 0,
-        shrink_note: Some("not shrunk: it passed when replayed".to_string()),
-        flaky: true,
+        shrink_note: Some("not shrunk yet".to_string()),
+        flaky: false,
         size: limits.seed_size(),
     }
 }

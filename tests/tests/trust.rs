@@ -1,0 +1,336 @@
+//! End-to-end: ordinary events never lose, invent or mix up a finding.
+//!
+//! - A failure is saved the moment it is caught: Ctrl-C after two bugs of a
+//!   `--keep-going` campaign were found keeps both, and one while the
+//!   failure is being shrunk keeps it unshrunk; either way the run exits 1.
+//! - A failure on a worker's first input leaves the campaign something to
+//!   mutate: it runs its whole budget, without restarting workers.
+//! - A corpus broker that dies stops its workers with an error naming it,
+//!   never a finding.
+//! - Shrinking keeps the failure it was given: a property whose failure
+//!   leaves state behind that makes every later run fail elsewhere is
+//!   reported at the failure found, and the other failure on its own.
+//!
+//! Each uses an execution budget and a fixed RNG seed; the signals are sent
+//! once the event they follow was seen, never after a delay.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Lines};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+use covcheck_e2e::{Fixture, events, findings, read_seed};
+use covcheck_protocol::messages::{Message, parse_message};
+
+const TWO_BUGS: &str = r#"
+    #[covcheck]
+    fn two_bugs(x: u64, y: u64) {
+        if x == 0xDEAD_BEEF_1234_5678 {
+            panic!("bug one");
+        }
+        if y == 0xCAFE_F00D_8765_4321 {
+            panic!("bug two");
+        }
+    }
+
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    /// Fails on large values; any run after the first failing one waits
+    /// until the worker is killed, as a long shrink would.
+    #[covcheck]
+    fn slow_to_shrink(x: u32) {
+        if x > 1000 {
+            if RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0 {
+                loop {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            }
+            panic!("too large: {x}");
+        }
+    }
+"#;
+
+/// `cargo covcheck` with `args` and JSON messages, its stdout read line by line.
+fn spawn(fixture: &Fixture, args: &[&str]) -> (Child, Lines<BufReader<ChildStdout>>) {
+    let mut child = fixture
+        .covcheck_command(&[args, &["--message-format", "json"]].concat())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, lines)
+}
+
+fn interrupt(child: &Child) {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+#[test]
+fn ctrl_c_after_findings_of_a_keep_going_campaign_keeps_them_all() {
+    let fixture = Fixture::new("interrupted_findings", TWO_BUGS);
+    for jobs in ["2", "1"] {
+        let _ = fs::remove_dir_all(fixture.seed_dir("two_bugs"));
+        let (mut run, lines) = spawn(
+            &fixture,
+            &[
+                "--exact",
+                "tests::two_bugs",
+                "-j",
+                jobs,
+                "--keep-going",
+                "--runs",
+                "400000000",
+                "--seed",
+                "1",
+                "--no-resume",
+            ],
+        );
+        let mut seen = Vec::new();
+        for line in lines.map_while(Result::ok) {
+            let finding = matches!(parse_message(&line), Some(Ok(Message::Finding { .. })));
+            seen.push(line);
+            if finding && findings(&events(seen.join("\n").as_bytes())).len() == 2 {
+                interrupt(&run);
+            }
+        }
+        let status = run.wait().unwrap();
+        let messages = events(seen.join("\n").as_bytes());
+        let found = findings(&messages);
+        let mut messages_of: Vec<&str> = found.iter().map(|f| f.finding.message.as_str()).collect();
+        messages_of.sort();
+        assert_eq!(
+            messages_of,
+            ["bug one", "bug two"],
+            "-j {jobs}: each bug reported once, as it was found: {messages:?}"
+        );
+        assert_eq!(status.code(), Some(1), "-j {jobs}: findings exit 1");
+        let seeds = fixture.seeds("two_bugs");
+        let mut saved: Vec<&str> = seeds
+            .iter()
+            .map(|s| s.file.failure.as_ref().unwrap().message.as_str())
+            .collect();
+        saved.sort();
+        assert_eq!(saved, ["bug one", "bug two"], "-j {jobs}: both saved");
+    }
+}
+
+#[test]
+fn ctrl_c_while_shrinking_keeps_the_failure_unshrunk() {
+    let fixture = Fixture::new("interrupted_shrink", TWO_BUGS);
+    let (mut run, lines) = spawn(
+        &fixture,
+        &[
+            "--exact",
+            "tests::slow_to_shrink",
+            "--runs",
+            "100000",
+            "--seed",
+            "1",
+        ],
+    );
+    let reader = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    // The seed appears before shrinking ends (here: never ends).
+    let seed_dir = fixture.seed_dir("slow_to_shrink");
+    loop {
+        if fs::read_dir(&seed_dir).is_ok_and(|mut d| d.next().is_some()) {
+            interrupt(&run);
+            break;
+        }
+        if run.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = run.wait().unwrap();
+    let lines = reader.join().unwrap();
+    let messages = events(lines.join("\n").as_bytes());
+    assert_eq!(status.code(), Some(1), "a failure was found: {messages:?}");
+    let found = findings(&messages);
+    assert_eq!(found.len(), 1, "{messages:?}");
+    let finding = &found[0].finding;
+    assert!(finding.message.starts_with("too large"), "{finding:?}");
+    assert!(
+        finding
+            .shrink_note
+            .as_deref()
+            .is_some_and(|n| n.contains("interrupted")),
+        "says it was not shrunk: {finding:?}"
+    );
+    let seed = read_seed(found[0].saved_seed());
+    let failure = seed.file.failure.as_ref().unwrap();
+    assert!(failure.unshrunk, "the seed says so too: {seed:?}");
+    assert!(failure.message.starts_with("too large"));
+}
+
+const FIRST_INPUT_FAILS: &str = r#"
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+    /// Fails on a third of its runs past 10: the first input already,
+    /// and not on every replay.
+    #[covcheck]
+    fn flaky(x: u64) {
+        if x > 10 && COUNTER.fetch_add(1, Relaxed) % 3 == 0 {
+            panic!("sometimes");
+        }
+    }
+"#;
+
+#[test]
+fn a_failure_on_the_first_input_leaves_the_campaign_its_budget() {
+    let fixture = Fixture::new("first_input_fails", FIRST_INPUT_FAILS);
+    // Before, the worker ended after 0 executions ("No items in the
+    // corpus") and `--keep-going` restarted it for ever; `--time` only
+    // bounds the test on such code.
+    let output = fixture.covcheck(&[
+        "--keep-going",
+        "--runs",
+        "20000",
+        "--time",
+        "300s",
+        "--seed",
+        "1",
+        "--message-format",
+        "json",
+    ]);
+    let messages = events(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let (execs, found) =
+        covcheck_e2e::finished(&messages, "first_input_fails::tests::flaky").expect("finished");
+    assert!(execs >= 20000, "the whole budget ran: {execs} executions");
+    assert_eq!(found, 1, "one failure, once: {messages:?}");
+    let finding = &findings(&messages)[0].finding;
+    assert!(finding.flaky, "not the same on every replay: {finding:?}");
+    let seed = read_seed(findings(&messages)[0].saved_seed());
+    assert!(seed.file.failure.as_ref().unwrap().flaky, "{seed:?}");
+    assert!(
+        !messages.iter().any(|m| matches!(m, Message::Error { .. })),
+        "no worker error: {messages:?}"
+    );
+}
+
+const BLACK_BOX: &str = r#"
+    #[covcheck]
+    fn runs(x: u64) {
+        std::hint::black_box(x);
+    }
+"#;
+
+/// Process ids of the children of `parent` whose command line holds `needle`.
+fn children_with(parent: u32, needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let status = fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+        let ppid = status
+            .lines()
+            .find_map(|l| l.strip_prefix("PPid:"))
+            .and_then(|p| p.trim().parse::<u32>().ok());
+        let cmdline = fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_broker_that_dies_is_an_error_never_a_finding() {
+    let fixture = Fixture::new("broker_dies", BLACK_BOX);
+    let (mut run, lines) = spawn(
+        &fixture,
+        &[
+            "-j",
+            "2",
+            "--runs",
+            "200000000",
+            "--seed",
+            "1",
+            "--no-resume",
+        ],
+    );
+    let mut seen = Vec::new();
+    let mut killed = false;
+    for line in lines.map_while(Result::ok) {
+        let status = matches!(parse_message(&line), Some(Ok(Message::Status { .. })));
+        seen.push(line);
+        if status && !killed {
+            let brokers = children_with(run.id(), "covcheck-broker");
+            assert_eq!(brokers.len(), 1, "one broker: {brokers:?}");
+            // SAFETY: kill(2) on a process of this test's.
+            unsafe { libc::kill(brokers[0] as i32, libc::SIGKILL) };
+            killed = true;
+        }
+    }
+    let status = run.wait().unwrap();
+    let messages = events(seen.join("\n").as_bytes());
+    assert!(killed, "the campaign reported progress: {messages:?}");
+    assert_eq!(status.code(), Some(3), "covcheck's own error: {messages:?}");
+    assert!(findings(&messages).is_empty(), "{messages:?}");
+    assert!(
+        messages.iter().any(|m| matches!(
+            m,
+            Message::Error { message, .. } if message.contains("corpus broker")
+        )),
+        "the error names the broker: {messages:?}"
+    );
+    assert!(fixture.seed_files("runs").is_empty());
+}
+
+const LEAVES_STATE_BEHIND: &str = r#"
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+    /// Set while a parse runs: a panic leaves it set, as unwinding leaves
+    /// a depth counter or a busy flag behind.
+    static BUSY: AtomicBool = AtomicBool::new(false);
+
+    fn parse(x: u32) -> u32 {
+        assert!(!BUSY.swap(true, Relaxed), "re-entered while busy");
+        if x >= 1000 && x % 3 == 1 {
+            panic!("the bug at {x}");
+        }
+        BUSY.store(false, Relaxed);
+        x
+    }
+
+    #[covcheck]
+    fn slips(x: u32) {
+        std::hint::black_box(parse(x));
+    }
+"#;
+
+#[test]
+fn shrinking_keeps_the_failure_found_and_reports_another_on_its_own() {
+    let fixture = Fixture::new("slips", LEAVES_STATE_BEHIND);
+    let output = fixture.covcheck(&["--runs", "20000", "--seed", "1", "--message-format", "json"]);
+    let messages = events(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{messages:?}");
+    let found = findings(&messages);
+    let bug = found
+        .iter()
+        .find(|f| f.finding.message.starts_with("the bug at"))
+        .unwrap_or_else(|| panic!("the failure found is reported: {messages:?}"));
+    let x: u32 = bug.first_arg().parse().unwrap();
+    assert!(
+        x >= 1000 && x % 3 == 1,
+        "with a value that shows it, not one that slipped to the other failure: {bug:?}"
+    );
+    assert!(
+        bug.finding.flaky,
+        "it does not fail again by itself: {bug:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|f| f.finding.message.contains("re-entered while busy")),
+        "the other failure is reported on its own: {messages:?}"
+    );
+}
