@@ -217,8 +217,10 @@ pub struct ExecutionLimits {
     /// Per-execution timeout; an input running longer is a finding.
     #[arg(long, value_parser = parse_duration, default_value = "1s", value_name = "DURATION", allow_hyphen_values = true)]
     pub timeout: Duration,
-    /// Memory limit (resident set) of a worker in MiB; exceeding it is a finding.
-    #[arg(long, default_value_t = 2048, value_name = "MB")]
+    /// Memory limit (resident set) of a worker in MiB; exceeding it is a
+    /// finding. Also limits what one execution may allocate, so that running
+    /// out of memory is named so however busy the machine is. At least 64.
+    #[arg(long, default_value_t = 2048, value_name = "MB", value_parser = parse_rss_limit)]
     pub rss_limit_mb: u64,
 }
 
@@ -392,6 +394,20 @@ pub enum MessageFormat {
     Human,
     /// One JSON object per line, for tools.
     Json,
+}
+
+/// The smallest `--rss-limit-mb`: a campaign worker holds some tens of MiB
+/// (the engine's maps, the test binary) before it runs any input, and a
+/// limit below that would call every worker out of memory.
+pub const MIN_RSS_LIMIT_MB: u64 = 64;
+
+/// `--rss-limit-mb MB`: at least [`MIN_RSS_LIMIT_MB`].
+fn parse_rss_limit(text: &str) -> Result<u64, ArgError> {
+    match text.parse::<u64>() {
+        Ok(mb) if mb < MIN_RSS_LIMIT_MB => Err(ArgError::MemoryTooSmall(mb)),
+        Ok(mb) => Ok(mb),
+        Err(_) => Err(ArgError::NotMemory(text.to_string())),
+    }
 }
 
 /// `-j N`: at least one.

@@ -28,6 +28,21 @@ impl Property {
         self.listing.rerun_command(self.manifest_path.as_deref())
     }
 
+    /// The command that replays this property's seeds on the build that
+    /// counts edges executed, where a cost bound (`max_cost`) is checked:
+    /// plain `cargo test` counts none.
+    pub fn replay_perf_command(&self) -> String {
+        let manifest = self
+            .manifest_path
+            .as_ref()
+            .map(|path| format!(" --manifest-path {}", path.display()))
+            .unwrap_or_default();
+        format!(
+            "cargo covcheck replay --perf{manifest} --exact {}",
+            self.listing.full_path
+        )
+    }
+
     /// The property's seed file names, as they are on disk now, sorted.
     pub fn seed_files(&self) -> Vec<String> {
         self.seed_store().file_names()

@@ -203,6 +203,10 @@ pub enum WorkerError {
          output:\n{log_tail}"
     )]
     Fruitless { workers: u32, log_tail: String },
+    /// A seed file of the property cannot be read: `cargo test` fails on
+    /// it, so the campaign does too.
+    #[error("{0}")]
+    Seed(#[from] covcheck_protocol::seeds::SeedError),
     /// All that one worker reported, a line each.
     #[error("{}", lines(.0))]
     Several(Vec<WorkerError>),
@@ -296,6 +300,14 @@ pub enum ArgError {
     UnknownUnit { unit: String, text: String },
     #[error("`{0}` is zero, which would run nothing; give a longer time")]
     Zero(String),
+    #[error(
+        "a memory limit of {0} MiB is below what a worker needs before it runs any input; \
+         give at least {min} MiB",
+        min = crate::cli::MIN_RSS_LIMIT_MB
+    )]
+    MemoryTooSmall(u64),
+    #[error("`{0}` is not a number of MiB")]
+    NotMemory(String),
 }
 
 #[cfg(test)]

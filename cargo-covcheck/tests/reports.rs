@@ -84,6 +84,84 @@ fn the_report_of_a_crash_that_could_not_be_shrunk_nor_saved() {
 }
 
 #[test]
+fn the_report_of_a_long_input_caught_and_interrupted_before_shrinking() {
+    let mut finding = finding(FailureKind::Panic);
+    finding.args = vec![("data".to_string(), format!("{:?}", vec![7u8; 1500]))];
+    finding.shrink_runs = 0;
+    finding.shrink_note =
+        Some("not shrunk: the run was interrupted while shrinking it".to_string());
+    let mut choices_only = finding.clone();
+    choices_only.args.clear();
+    choices_only.choices = (0..5000).collect();
+    let saved = |finding| Reported {
+        finding,
+        seed: Ok(PathBuf::from(
+            "/src/demo/covcheck-seeds/demo/tests/parses/0c8ca863b3f69fa5.toml",
+        )),
+        found_by: None,
+    };
+    insta::assert_snapshot!(format!(
+        "{}{}",
+        finding_report(&property("parses"), &saved(finding)),
+        finding_report(&property("parses"), &saved(choices_only))
+    ));
+}
+
+#[test]
+fn the_report_of_an_input_past_its_cost_bound_names_the_replay_that_checks_it() {
+    let mut finding = finding(FailureKind::Panic);
+    finding.message = covcheck_protocol::limits::past_cost_bound(204_346, 200_000);
+    finding.location = "the property returned Err".to_string();
+    let reported = Reported {
+        finding,
+        seed: Ok(PathBuf::from(
+            "/src/demo/covcheck-seeds/demo/tests/encodes/0c8ca863b3f69fa5.toml",
+        )),
+        found_by: None,
+    };
+    insta::assert_snapshot!(finding_report(&property("encodes"), &reported));
+}
+
+#[test]
+fn the_report_of_a_finding_whose_seed_could_not_be_saved_says_how_to_reproduce_it() {
+    let reported = Reported {
+        finding: finding(FailureKind::Panic),
+        seed: Err(SeedNotSaved::Io {
+            dir: PathBuf::from("/src/demo/covcheck-seeds/demo/tests/parses"),
+            source: std::io::Error::from(std::io::ErrorKind::StorageFull),
+        }),
+        found_by: None,
+    };
+    insta::assert_snapshot!(finding_report(&property("parses"), &reported));
+}
+
+#[test]
+fn a_run_that_ran_no_input_tested_nothing_and_findings_outlast_an_interrupt() {
+    let (p, q) = (property("p"), property("q"));
+    let row = |execs| Summary {
+        execs,
+        ..Summary::default()
+    };
+    fn run<'a>(rows: Vec<(&'a Property, Summary)>, interrupted: Option<i32>) -> RunSummary<'a> {
+        RunSummary { rows, interrupted }
+    }
+    let nothing = run(vec![(&p, row(0)), (&q, row(0))], None);
+    assert_eq!(nothing.outcome().code(), 4, "nothing was tested");
+    assert!(text::summary_table(&nothing).contains("NOT TESTED"));
+    let some = run(vec![(&p, row(0)), (&q, row(5))], None);
+    assert_eq!(some.outcome().code(), 0);
+    assert!(
+        text::summary_table(&some).contains("1 property ran no input"),
+        "{}",
+        text::summary_table(&some)
+    );
+    let mut interrupted = run(vec![(&p, row(5))], Some(2));
+    assert_eq!(interrupted.outcome().code(), 130);
+    interrupted.rows[0].1.failures.push(FailureKind::Panic);
+    assert_eq!(interrupted.outcome().code(), 1, "found and saved: exit 1");
+}
+
+#[test]
 fn the_report_and_summary_of_a_property_on_several_workers() {
     let reported = Reported {
         finding: finding(FailureKind::Panic),

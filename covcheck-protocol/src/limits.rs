@@ -26,3 +26,15 @@ pub fn hang_limit() -> Duration {
         .unwrap_or(10);
     Duration::from_secs(secs)
 }
+
+/// The failure message of an input past its property's cost bound
+/// (`#[covcheck(max_cost = N)]`): one shape, written by the runtime and
+/// recognised by the reports.
+pub fn past_cost_bound(cost: u64, max_cost: u64) -> String {
+    format!("the input cost {cost} edges executed, past the bound `max_cost = {max_cost}`")
+}
+
+/// Whether `message` is [`past_cost_bound`]'s.
+pub fn is_past_cost_bound(message: &str) -> bool {
+    message.starts_with("the input cost ") && message.contains("past the bound `max_cost")
+}

@@ -147,6 +147,28 @@ impl SeedFile {
         .with_kind(SeedKind::Failure)
     }
 
+    /// The seed of a campaign's `finding` of property `property`
+    /// (`unshrunk`: saved as it was caught).
+    pub fn of_finding(
+        property: &str,
+        finding: &crate::worker::Finding,
+        unshrunk: bool,
+    ) -> SeedFile {
+        SeedFile::failure(
+            property,
+            &finding.choices,
+            finding.size,
+            FailureRecord {
+                message: finding.message.clone(),
+                location: finding.location.clone(),
+                kind: (finding.kind != FailureKind::Panic).then_some(finding.kind),
+                flaky: finding.flaky,
+                unshrunk,
+            },
+            &finding.args,
+        )
+    }
+
     /// The seed of an input kept for the coverage it reaches.
     pub fn covering(
         property: &str,
@@ -373,15 +395,21 @@ impl SeedStore {
     }
 }
 
-/// Writes `file` at `path` atomically, with the header every seed has.
+/// Writes `file` at `path` atomically.
 fn write_seed(path: &Path, file: &SeedFile) -> io::Result<()> {
-    let body = toml::to_string(file).map_err(io::Error::other)?;
-    let text = format!(
-        "# A covcheck seed: `cargo test` replays it before any random case.\n\
-         # Commit it so the input stays tested. `choices` is what replays; the\n\
-         # rest records what it meant when it was saved.\n{body}"
-    );
-    write_atomically(path, text.as_bytes())
+    write_atomically(path, file.to_text().map_err(io::Error::other)?.as_bytes())
+}
+
+impl SeedFile {
+    /// The file's text, with the header every seed has.
+    pub fn to_text(&self) -> Result<String, toml::ser::Error> {
+        let body = toml::to_string(self)?;
+        Ok(format!(
+            "# A covcheck seed: `cargo test` replays it before any random case.\n\
+             # Commit it so the input stays tested. `choices` is what replays; the\n\
+             # rest records what it meant when it was saved.\n{body}"
+        ))
+    }
 }
 
 /// Writes `bytes` to `path` whole or not at all: a hidden temporary file in

@@ -29,13 +29,10 @@ pub(crate) fn edges_executed() -> u64 {
     0
 }
 
-/// How the failure of an input past the bound starts.
-const PAST_BOUND: &str = "the input cost ";
-
 /// Whether `message` is the failure of an input past its cost bound.
 #[cfg(feature = "campaign")]
 pub(crate) fn is_past_bound(message: &str) -> bool {
-    message.starts_with(PAST_BOUND) && message.contains("past the bound `max_cost")
+    covcheck_protocol::limits::is_past_cost_bound(message)
 }
 
 /// `property` failing whenever one execution costs more than `max_cost`.
@@ -48,9 +45,7 @@ pub(crate) fn with_bound<'a>(
         let result = property(src);
         let cost = edges_executed().wrapping_sub(before);
         if result.is_ok() && cost > max_cost {
-            return Err(format!(
-                "{PAST_BOUND}{cost} edges executed, past the bound `max_cost = {max_cost}`"
-            ));
+            return Err(covcheck_protocol::limits::past_cost_bound(cost, max_cost));
         }
         result
     }

@@ -18,7 +18,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Lines};
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-use covcheck_e2e::{Fixture, events, findings, read_seed};
+use covcheck_e2e::{Fixture, events, findings};
 use covcheck_protocol::messages::{Message, parse_message};
 
 const TWO_BUGS: &str = r#"
@@ -160,10 +160,12 @@ fn ctrl_c_while_shrinking_keeps_the_failure_unshrunk() {
             .is_some_and(|n| n.contains("interrupted")),
         "says it was not shrunk: {finding:?}"
     );
-    let seed = read_seed(found[0].saved_seed());
-    let failure = seed.file.failure.as_ref().unwrap();
-    assert!(failure.unshrunk, "the seed says so too: {seed:?}");
-    assert!(failure.message.starts_with("too large"));
+    let seed = fs::read_to_string(found[0].saved_seed()).unwrap();
+    assert!(
+        seed.contains("unshrunk = true"),
+        "the seed says so too: {seed}"
+    );
+    assert!(seed.contains("message = \"too large"), "{seed}");
 }
 
 const FIRST_INPUT_FAILS: &str = r#"
@@ -207,8 +209,8 @@ fn a_failure_on_the_first_input_leaves_the_campaign_its_budget() {
     assert_eq!(found, 1, "one failure, once: {messages:?}");
     let finding = &findings(&messages)[0].finding;
     assert!(finding.flaky, "not the same on every replay: {finding:?}");
-    let seed = read_seed(findings(&messages)[0].saved_seed());
-    assert!(seed.file.failure.as_ref().unwrap().flaky, "{seed:?}");
+    let seed = fs::read_to_string(findings(&messages)[0].saved_seed()).unwrap();
+    assert!(seed.contains("flaky = true"), "the seed says so: {seed}");
     assert!(
         !messages.iter().any(|m| matches!(m, Message::Error { .. })),
         "no worker error: {messages:?}"
@@ -332,5 +334,57 @@ fn shrinking_keeps_the_failure_found_and_reports_another_on_its_own() {
             .iter()
             .any(|f| f.finding.message.contains("re-entered while busy")),
         "the other failure is reported on its own: {messages:?}"
+    );
+}
+
+const SMALL: &str = r#"
+    #[covcheck]
+    fn passes(x: u64) {
+        std::hint::black_box(x);
+    }
+
+    #[covcheck(max_cost = 1000)]
+    fn bounded(x: u64) {
+        std::hint::black_box(x);
+    }
+"#;
+
+#[test]
+fn limits_that_cannot_work_and_seeds_that_cannot_be_read_are_named() {
+    let fixture = Fixture::new("small_ones", SMALL);
+    let output = fixture.covcheck(&["--rss-limit-mb", "1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "a usage error: {stderr}");
+    assert!(stderr.contains("give at least 64 MiB"), "{stderr}");
+
+    let output = fixture.covcheck(&["--exact", "tests::bounded", "--runs", "100"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("`max_cost = 1000` of `small_ones::tests::bounded` is not checked"),
+        "says the bound went unchecked: {stderr}"
+    );
+
+    let dir = fixture.seed_dir("passes");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("bad1.toml"), "choices = [").unwrap();
+    fs::write(dir.join("bad2.toml"), "format = 99").unwrap();
+    let output = fixture.covcheck(&["--exact", "tests::passes", "--runs", "100"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "not `all passed`: {stderr}");
+    assert!(
+        stderr.contains("bad1.toml") && stderr.contains("bad2.toml"),
+        "names every bad file: {stderr}"
+    );
+    let (passed, text) = fixture.cargo(&["test", "--lib", "--", "tests::passes", "--exact"]);
+    assert!(!passed, "cargo test fails on them too:\n{text}");
+    assert!(
+        text.contains("bad1.toml") && text.contains("bad2.toml"),
+        "and names every one:\n{text}"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.join("bad1.toml")).unwrap(),
+        "choices = [",
+        "never touched"
     );
 }

@@ -32,7 +32,10 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     plan.engine.ensure()?;
     let settings = settings(args, &plan, &properties, reporter);
     // `-j` counts workers: what the properties leave over goes to them.
-    let workers = args.jobs.unwrap_or_else(pool::default_jobs);
+    let (workers, capped) = pool::capped_jobs(args.jobs);
+    if let Some(capped) = capped {
+        reporter.report(Event::Warning(capped));
+    }
     let per_property = pool::workers_per_item(workers, properties.len());
     reporter.report(Event::CampaignsStarting {
         properties: properties.len(),

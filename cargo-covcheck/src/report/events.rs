@@ -27,6 +27,8 @@ pub enum Event<'a> {
     NothingMatched { filter: Option<&'a str> },
     /// The campaigns run without a dictionary: it could not be written.
     NoDictionary(WriteError),
+    /// Something about the whole command that the user should know.
+    Warning(String),
     /// `list`: one property, its number of readable seeds, and the seed
     /// files it could not read.
     Listed {

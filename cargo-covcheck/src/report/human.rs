@@ -42,6 +42,7 @@ impl Reporter for HumanReporter {
         match event {
             Event::NothingMatched { filter } => eprintln!("{}", text::nothing_matched(filter)),
             Event::NoDictionary(error) => eprintln!("warning: no campaign dictionary: {error}"),
+            Event::Warning(warning) => eprintln!("warning: {warning}"),
             Event::Listed {
                 property,
                 seeds,

@@ -2,10 +2,13 @@
 //! each finding and the summary table, as strings, with the small helpers
 //! (counts, plurals) the other reports share.
 
-use covcheck_protocol::worker::{FailureKind, Progress, TargetBest, TokenUse};
+use covcheck_protocol::limits::is_past_cost_bound;
+use covcheck_protocol::seeds::SeedFile;
+use covcheck_protocol::worker::{FailureKind, Finding, Progress, TargetBest, TokenUse};
 
 use super::events::{Reported, RunSummary, Summary};
 use crate::discover::Property;
+use crate::error::SeedNotSaved;
 use crate::interrupt;
 use crate::network::{FoundElsewhere, Network};
 
@@ -183,15 +186,23 @@ pub fn finding_report(property: &Property, reported: &Reported) -> String {
         f.kind.describe(),
         f.execs_to_find
     );
+    let shrunk = f.shrink_note.is_none() || f.shrink_runs > 0;
     if f.args.is_empty() {
-        out.push_str(&format!("  Failing input (choices): {:?}\n", f.choices));
-    } else {
         out.push_str(&format!(
-            "  Minimal failing input (shrunk in {} runs):\n",
-            f.shrink_runs
+            "  Failing input (choices): {}\n",
+            elided_choices(&f.choices)
         ));
+    } else {
+        out.push_str(&if shrunk {
+            format!(
+                "  Minimal failing input (shrunk in {} runs):\n",
+                f.shrink_runs
+            )
+        } else {
+            "  Failing input, not shrunk:\n".to_string()
+        });
         for (name, value) in &f.args {
-            let value = value.replace('\n', "\n      ");
+            let value = elided(value).replace('\n', "\n      ");
             out.push_str(&format!("    {name} = {value}\n"));
         }
     }
@@ -204,7 +215,11 @@ pub fn finding_report(property: &Property, reported: &Reported) -> String {
         format!(" at {}", f.location)
     };
     let message = f.message.replace('\n', "\n    ");
+    let past_bound = is_past_cost_bound(&f.message);
     match f.kind {
+        FailureKind::Panic if past_bound => {
+            out.push_str(&format!("  Cost past its bound: {message}\n"));
+        }
         FailureKind::Panic if f.flaky => out.push_str(&format!(
             "  Panicked{location}, but passed when replayed: the property is not deterministic \
              (it depends on time, randomness or state outside its arguments):\n    {message}\n"
@@ -216,11 +231,84 @@ pub fn finding_report(property: &Property, reported: &Reported) -> String {
         )),
     }
     match &reported.seed {
-        Ok(path) => out.push_str(&format!("  Saved seed: {}\n", path.display())),
-        Err(problem) => out.push_str(&format!("  Seed: {problem}\n")),
+        Ok(path) => {
+            out.push_str(&format!("  Saved seed: {}\n", path.display()));
+            // Plain `cargo test` counts no edges: only a replay on the
+            // counting build checks a cost bound.
+            let command = if past_bound {
+                property.replay_perf_command()
+            } else {
+                property.rerun_command()
+            };
+            out.push_str(&format!("  Reproduce:  {command}\n"));
+        }
+        // Without its seed, the rerun command would pass: say what does
+        // reproduce it.
+        Err(problem @ SeedNotSaved::NoSave) => out.push_str(&format!(
+            "  Seed: {problem}\n  Reproduce:  run again without --no-save to save its seed, \
+             which `{}` then replays\n",
+            property.rerun_command()
+        )),
+        Err(problem) => {
+            out.push_str(&format!("  Seed: {problem}\n"));
+            out.push_str(&unsaved_seed(property, f));
+        }
     }
-    out.push_str(&format!("  Reproduce:  {}\n", property.rerun_command()));
     out
+}
+
+/// How to reproduce a finding whose seed was not saved: the seed file to
+/// write by hand, then the command that replays it.
+fn unsaved_seed(property: &Property, finding: &Finding) -> String {
+    let file = SeedFile::of_finding(&property.listing.full_path, finding, finding.flaky);
+    let store = property.seed_store();
+    let path = store
+        .path_of(&file)
+        .unwrap_or_else(|_| store.dir().join("seed.toml"));
+    let text = file.to_text().unwrap_or_default();
+    format!(
+        "  Reproduce:  no seed was saved, so `{}` would pass; write these lines to {} \
+         and run it:\n    {}\n",
+        property.rerun_command(),
+        path.display(),
+        text.trim_end().replace('\n', "\n    ")
+    )
+}
+
+/// How many choices a report shows of an input it has no values for.
+const SHOWN_CHOICES: usize = 32;
+/// How long a rendered value a report shows.
+const SHOWN_VALUE_CHARS: usize = 400;
+
+/// `choices` for a report: the first [`SHOWN_CHOICES`], then how many more
+/// (the seed has them all).
+fn elided_choices(choices: &[u64]) -> String {
+    if choices.len() <= SHOWN_CHOICES {
+        return format!("{choices:?}");
+    }
+    let shown: Vec<String> = choices[..SHOWN_CHOICES]
+        .iter()
+        .map(u64::to_string)
+        .collect();
+    format!(
+        "[{}, ...] ({} more; the seed has them all)",
+        shown.join(", "),
+        choices.len() - SHOWN_CHOICES
+    )
+}
+
+/// A rendered value for a report: its first [`SHOWN_VALUE_CHARS`]
+/// characters, then how many more (the seed has it all).
+fn elided(value: &str) -> String {
+    let count = value.chars().count();
+    if count <= SHOWN_VALUE_CHARS {
+        return value.to_string();
+    }
+    let shown: String = value.chars().take(SHOWN_VALUE_CHARS).collect();
+    format!(
+        "{shown}... ({} more characters; the seed has it all)",
+        count - SHOWN_VALUE_CHARS
+    )
 }
 
 fn capitalize(text: &str) -> String {

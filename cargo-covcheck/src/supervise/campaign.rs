@@ -68,6 +68,7 @@ pub fn run_property<'a>(
     };
     let out = Outlet::new(index, property, settings, events);
     out.send(Update::Started);
+    let unreadable_seeds = property.seed_store().load_valid().1;
     let mut workers = workers.max(1);
     let mut broker = None;
     let mut broker_port = network.map(|n| n.link(index).broker_port);
@@ -91,6 +92,11 @@ pub fn run_property<'a>(
         broker_port,
         Findings::new(index, settings, network, workers),
     );
+    for error in unreadable_seeds {
+        // `cargo test` fails on it: so does the campaign, which goes on
+        // without it meanwhile.
+        campaign.error(WorkerError::Seed(error));
+    }
     let campaign = &campaign;
     std::thread::scope(|scope| {
         let lanes: Vec<_> = (0..campaign.workers)
@@ -199,8 +205,8 @@ struct Lane {
 struct Heard {
     /// The campaign started (the worker loaded its corpus).
     started: bool,
-    /// It caught a failure.
-    caught: bool,
+    /// It found a failure that comes back when replayed.
+    failed: bool,
 }
 
 impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
@@ -336,17 +342,17 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
                 WorkerEvent::Started { .. } => heard.started = true,
                 WorkerEvent::Status(p) => self.status(lane.index, p),
                 WorkerEvent::Caught(unshrunk) => {
-                    heard.caught = true;
-                    if !self.settings.keep_going {
-                        // Before shrinking: the other workers would only
-                        // find it again. This one takes it as "stop once
-                        // you have shrunk it".
-                        self.stopper.stop();
-                    }
                     let unshrunk = self.timed(lane, unshrunk);
                     self.findings.caught(self.out, lane.index, unshrunk);
                 }
                 WorkerEvent::Finding(finding) => {
+                    // A failure that does not come back (flaky) leaves the
+                    // campaign looking for one that does.
+                    heard.failed |= !finding.flaky;
+                    if !self.settings.keep_going && !finding.flaky {
+                        // The other workers would only find it again.
+                        self.stopper.stop();
+                    }
                     self.findings.shrunk(self.out, lane.index, finding.clone());
                 }
                 // Said by every restarted worker: once is enough.
@@ -430,7 +436,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
         for error in outcome.errors {
             self.error(error);
         }
-        let found = heard.caught || outcome.death.is_some();
+        let found = heard.failed || outcome.death.is_some();
         if let Some(death) = &outcome.death {
             if !self.settings.keep_going {
                 self.stopper.stop();

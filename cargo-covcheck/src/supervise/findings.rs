@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use covcheck_protocol::hash::content_hash;
-use covcheck_protocol::seeds::{FailureRecord, SeedFile};
+use covcheck_protocol::seeds::SeedFile;
 use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, FailureKind, Finding, WorkerConfig, WorkerMode};
 
 use super::Settings;
@@ -295,19 +295,7 @@ impl<'s> Findings<'s> {
 
 /// The seed file of `finding`.
 fn seed_file(property: &Property, finding: &Finding, unshrunk: bool) -> SeedFile {
-    SeedFile::failure(
-        &property.listing.full_path,
-        &finding.choices,
-        finding.size,
-        FailureRecord {
-            message: finding.message.clone(),
-            location: finding.location.clone(),
-            kind: (finding.kind != FailureKind::Panic).then_some(finding.kind),
-            flaky: finding.flaky,
-            unshrunk,
-        },
-        &finding.args,
-    )
+    SeedFile::of_finding(&property.listing.full_path, finding, unshrunk)
 }
 
 /// The finding of a worker's death, as its input was when it died.

@@ -11,6 +11,30 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The most workers `-j` starts per core: past a few per core they only
+/// take turns, each holding its memory and its share of the corpus.
+pub const MAX_JOBS_PER_CORE: usize = 4;
+/// The most workers one run can stop on Ctrl-C ([`crate::interrupt`]'s table).
+const MAX_JOBS: usize = 1024;
+
+/// The workers to start for `-j requested`: at most [`MAX_JOBS_PER_CORE`]
+/// per core, with a line saying so when that is fewer than asked.
+pub fn capped_jobs(requested: Option<usize>) -> (usize, Option<String>) {
+    let cores = default_jobs();
+    let cap = (cores * MAX_JOBS_PER_CORE).min(MAX_JOBS);
+    match requested {
+        None => (cores, None),
+        Some(asked) if asked > cap => (
+            cap,
+            Some(format!(
+                "-j {asked} is more than {MAX_JOBS_PER_CORE} workers per core on this \
+                 machine's {cores} core(s): running {cap}"
+            )),
+        ),
+        Some(asked) => (asked, None),
+    }
+}
+
 /// How many of `items` to run at once: `requested` (default: the number of
 /// cores), at least one and no more than there are items.
 pub fn jobs(requested: Option<usize>, items: usize) -> usize {
@@ -76,6 +100,16 @@ pub fn in_parallel<'i, T: Sync, R: Send, E: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn more_jobs_than_a_few_per_core_are_capped_with_a_warning() {
+        let cores = default_jobs();
+        assert_eq!(capped_jobs(None), (cores, None));
+        assert_eq!(capped_jobs(Some(3)).0, 3.min(cores * MAX_JOBS_PER_CORE));
+        let (used, warning) = capped_jobs(Some(100_000));
+        assert_eq!(used, (cores * MAX_JOBS_PER_CORE).min(1024));
+        assert!(warning.is_some_and(|w| w.starts_with("-j 100000 is more than")));
+    }
 
     #[test]
     fn workers_left_over_go_to_the_selected_properties() {

@@ -103,18 +103,24 @@ fn run_property_test(info: &PropertyInfo, property: &PropertyFn<'_>) {
     }
 }
 
-/// The property's saved seeds (none with `COVCHECK_SEEDS=off`); a seed file
-/// that cannot be read fails the test with its path.
+/// The property's saved seeds (none with `COVCHECK_SEEDS=off`); seed files
+/// that cannot be read fail the test, each named with its path (not only
+/// the first: a user fixing them should not have to rerun once per file).
 fn load_seeds(info: &PropertyInfo, config: &Config, store: &SeedStore) -> Vec<Seed> {
     let seeds = if !config.seeds {
         Vec::new()
     } else {
-        store.load().unwrap_or_else(|error| {
+        let (seeds, unreadable) = store.load_valid();
+        if !unreadable.is_empty() {
+            let each: Vec<String> = unreadable.iter().map(ToString::to_string).collect();
             fail(format!(
-                "covcheck: property `{}`: {error}",
-                info.full_path()
+                "covcheck: property `{}`: {} seed file(s) cannot be read:\n{}",
+                info.full_path(),
+                unreadable.len(),
+                each.join("\n")
             ))
-        })
+        }
+        seeds
     };
     if !seeds.is_empty() {
         println!(

@@ -8,19 +8,16 @@ use crate::engine::input::{corpus_file_name, load_corpus_dir};
 use crate::engine::library::Session;
 use crate::info::PropertyInfo;
 use covcheck_protocol::seeds::{SeedFile, SeedKind};
-use covcheck_protocol::worker::{Event, WorkerConfig, emit};
+use covcheck_protocol::worker::WorkerConfig;
 
 /// The inputs a campaign resumes from: the corpus cache, then the
 /// property's covering and performance seeds (failure seeds are `cargo
-/// test`'s business: they are regressions). A seed file that cannot be read is reported.
+/// test`'s business: they are regressions). Seed files that cannot be read
+/// are left out; the supervisor names them, and fails the run on them, as
+/// `cargo test` does.
 pub(super) fn saved_inputs(info: &PropertyInfo, request: &WorkerConfig) -> Vec<Vec<u64>> {
     let mut initial: Vec<Vec<u64>> = load_corpus_dir(&request.corpus_dir);
-    let (seeds, unreadable) = info.seed_store().load_valid();
-    for error in unreadable {
-        emit(&Event::Warning {
-            message: format!("{error}; the campaign goes on without it"),
-        });
-    }
+    let (seeds, _unreadable) = info.seed_store().load_valid();
     initial.extend(
         seeds
             .into_iter()

@@ -79,6 +79,16 @@ pub fn run(
 ) -> Result<(), String> {
     let started = Instant::now();
     let base = Config::resolve(&info.attributes)?;
+    if let (Some(max_cost), false) = (info.attributes.max_cost, request.perf) {
+        emit(&Event::Warning {
+            message: format!(
+                "`max_cost = {max_cost}` of `{}` is not checked by this campaign: only \
+                 performance mode counts the edges an execution runs; check it with \
+                 `cargo covcheck --perf` (or `#[covcheck(perf, max_cost = {max_cost})]`)",
+                info.full_path()
+            ),
+        });
+    }
     let dictionary = tokens::dictionary(info, request)?;
     let token_counts = RefCell::new(TokenCounts::new(&dictionary.tokens));
     let limits = campaign_limits(base.limits);
