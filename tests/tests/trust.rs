@@ -388,3 +388,84 @@ fn limits_that_cannot_work_and_seeds_that_cannot_be_read_are_named() {
         "never touched"
     );
 }
+
+const RUNS_OUT_OF_MEMORY: &str = r#"
+    #[covcheck]
+    fn runs_out_of_memory(x: u32) {
+        if x >= 1000 && x % 3 == 1 {
+            let mut hoard = Vec::new();
+            loop {
+                hoard.push(vec![1u8; 1 << 20]);
+                std::hint::black_box(&hoard);
+            }
+        }
+    }
+"#;
+
+/// Keeps every core busy (two spinning threads per core) until dropped, as
+/// other builds beside a test suite do.
+struct Busy {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start() -> Busy {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = (0..2 * cores)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                    }
+                })
+            })
+            .collect();
+        Busy { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[test]
+fn running_out_of_memory_is_named_so_on_a_busy_machine() {
+    let fixture = Fixture::new("oom_under_load", RUNS_OUT_OF_MEMORY);
+    // Built before the machine gets busy: only the campaign runs beside it.
+    let (listed, text) = fixture.cargo(&["build", "--tests"]);
+    assert!(listed, "{text}");
+    let output = {
+        let _busy = Busy::start();
+        fixture.covcheck(&[
+            "--runs",
+            "20000",
+            "--seed",
+            "3",
+            "--timeout",
+            "300ms",
+            "--rss-limit-mb",
+            "512",
+            "--message-format",
+            "json",
+        ])
+    };
+    let messages = events(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{messages:?}");
+    let found = findings(&messages);
+    assert_eq!(found.len(), 1, "{messages:?}");
+    assert_eq!(
+        found[0].finding.kind,
+        covcheck_protocol::worker::FailureKind::OutOfMemory,
+        "however slowly the machine ran it: {:?}",
+        found[0]
+    );
+}
