@@ -198,9 +198,10 @@ pub enum WorkerError {
     DiedBeforeRunning { detail: String, log_tail: String },
     /// Worker after worker of one lane ended before its campaign started.
     #[error(
-        "{workers} workers in a row ended before their campaign started, so the campaign \
-         stops instead of restarting them for the rest of its budget; the last one's \
-         output:\n{log_tail}"
+        "{workers} workers in a row ended before their campaign started (the property \
+         crashes on most inputs, which the findings above show, or the worker cannot \
+         start), so the campaign stops instead of restarting them for the rest of its \
+         budget; the last one's output:\n{log_tail}"
     )]
     Fruitless { workers: u32, log_tail: String },
     /// A seed file of the property cannot be read: `cargo test` fails on

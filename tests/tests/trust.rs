@@ -217,6 +217,44 @@ fn a_failure_on_the_first_input_leaves_the_campaign_its_budget() {
     );
 }
 
+const ALWAYS_ABORTS: &str = r#"
+    #[covcheck]
+    fn always_aborts(x: u64) {
+        std::hint::black_box(x);
+        std::process::abort();
+    }
+"#;
+
+#[test]
+fn workers_that_die_before_their_campaign_starts_are_not_restarted_for_ever() {
+    let fixture = Fixture::new("always_aborts", ALWAYS_ABORTS);
+    // `--time` only bounds the test on code that restarts for ever.
+    let output = fixture.covcheck(&[
+        "--keep-going",
+        "--runs",
+        "1000000",
+        "--time",
+        "120s",
+        "--seed",
+        "1",
+        "--message-format",
+        "json",
+    ]);
+    let messages = events(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "the abort: {messages:?}");
+    assert_eq!(findings(&messages).len(), 1, "reported once: {messages:?}");
+    assert!(
+        messages.iter().any(|m| matches!(
+            m,
+            Message::Error { message, .. } if message.contains("5 workers in a row ended")
+        )),
+        "then the lane gives up, saying why: {messages:?}"
+    );
+    let (execs, _) =
+        covcheck_e2e::finished(&messages, "always_aborts::tests::always_aborts").unwrap();
+    assert!(execs < 100, "{execs} executions: no restarts for the budget");
+}
+
 const BLACK_BOX: &str = r#"
     #[covcheck]
     fn runs(x: u64) {
