@@ -252,7 +252,10 @@ fn workers_that_die_before_their_campaign_starts_are_not_restarted_for_ever() {
     );
     let (execs, _) =
         covcheck_e2e::finished(&messages, "always_aborts::tests::always_aborts").unwrap();
-    assert!(execs < 100, "{execs} executions: no restarts for the budget");
+    assert!(
+        execs < 100,
+        "{execs} executions: no restarts for the budget"
+    );
 }
 
 const BLACK_BOX: &str = r#"

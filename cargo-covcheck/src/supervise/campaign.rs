@@ -18,20 +18,21 @@ use std::time::Duration;
 
 use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::worker::{
-    CostProfile, Event as WorkerEvent, Finding, Progress, WorkerConfig, WorkerMode,
+    Event as WorkerEvent, Finding, Progress, WorkerConfig, WorkerMode,
 };
 
 use super::Settings;
 use super::broker::Broker;
+use super::conclusion;
 use super::findings::Findings;
 use super::outlet::Outlet;
-use super::paths::{property_dirs, property_key};
+use super::paths::property_dirs;
+use super::progress::LaneProgresses;
 use super::worker::{Stopper, WorkerOutcome, run_stoppable_worker};
 use crate::discover::Property;
 use crate::error::WorkerError;
 use crate::interrupt;
 use crate::network::Network;
-use crate::perf::{self, PerfReport, PerfSeed};
 use crate::report::events::{Event, Summary, Update};
 
 /// How the workers of one property share their corpus.
@@ -167,24 +168,7 @@ struct Campaign<'o, 'a, 's> {
 struct Totals {
     /// Errors of covcheck's own.
     errors: usize,
-    /// Each lane's progress: its finished workers' and its current one's.
-    lanes: Vec<LaneProgress>,
-}
-
-#[derive(Clone, Debug, Default)]
-struct LaneProgress {
-    /// The totals of the lane's finished workers.
-    finished: Progress,
-    /// The last status of its running worker.
-    current: Progress,
-}
-
-impl LaneProgress {
-    /// The lane's status: its running worker's, counted on top of its
-    /// finished workers'.
-    fn combined(&self) -> Progress {
-        self.finished.merge(&self.current)
-    }
+    lanes: LaneProgresses,
 }
 
 /// One lane's state between its workers.
@@ -237,8 +221,8 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
             workers,
             broker_port,
             totals: Mutex::new(Totals {
-                lanes: vec![LaneProgress::default(); workers],
-                ..Totals::default()
+                errors: 0,
+                lanes: LaneProgresses::new(workers),
             }),
             findings,
             stopper,
@@ -282,7 +266,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
     /// spent, another lane found a failure or the run was interrupted.
     fn next_worker(&self, lane: &mut Lane) -> Option<WorkerConfig> {
         let settings = self.settings;
-        let done = self.totals().lanes[lane.index].finished.execs;
+        let done = self.totals().lanes.finished_execs(lane.index);
         let runs = settings
             .runs
             .map(|r| lane_share(r, self.workers, lane.index).saturating_sub(done));
@@ -376,16 +360,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
     /// and time from the campaign's start: every execution before it, of
     /// every lane.
     fn timed(&self, lane: &Lane, finding: &Finding) -> Finding {
-        let before: u64 = {
-            let totals = self.totals();
-            let this_lane = totals.lanes[lane.index].finished.execs;
-            let others = totals
-                .lanes
-                .iter()
-                .enumerate()
-                .filter(|(n, _)| *n != lane.index);
-            this_lane + others.map(|(_, l)| l.combined().execs).sum::<u64>()
-        };
+        let before = self.totals().lanes.execs_before(lane.index);
         Finding {
             execs_to_find: finding.execs_to_find + before,
             found_after_us: finding.found_after_us + lane.worker_began.as_micros() as u64,
@@ -395,11 +370,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
 
     /// Takes a worker's status into its lane's and reports the campaign's.
     fn status(&self, lane: usize, progress: &Progress) {
-        let combined = {
-            let mut totals = self.totals();
-            totals.lanes[lane].current = progress.clone();
-            combined(&totals.lanes)
-        };
+        let combined = self.totals().lanes.update(lane, progress);
         let combined = Progress {
             elapsed_ms: self.out.started.elapsed().as_millis() as u64,
             ..combined
@@ -420,13 +391,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
         heard: &Heard,
         config: &WorkerConfig,
     ) -> Step {
-        {
-            let mut totals = self.totals();
-            let lane_progress = &mut totals.lanes[lane.index];
-            lane_progress.current = outcome.last_progress.clone();
-            lane_progress.finished = lane_progress.combined();
-            lane_progress.current = Progress::default();
-        }
+        (self.totals().lanes).worker_ended(lane.index, &outcome.last_progress);
         // Whatever ended the worker, what it caught is reported.
         self.findings.worker_ended(self.out, lane.index);
         if outcome.interrupted.is_some() || outcome.stopped {
@@ -442,10 +407,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
                 self.stopper.stop();
             }
             // The dead worker's executions are counted.
-            let at = (
-                combined(&self.totals().lanes).execs,
-                self.out.started.elapsed(),
-            );
+            let at = (self.totals().lanes.all().execs, self.out.started.elapsed());
             self.findings
                 .died(self.out, lane.index, (&lane.work, config), death, at);
         }
@@ -464,67 +426,17 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
         after_worker(found, self.settings.keep_going)
     }
 
-    /// Performance mode's conclusions (growth, plot, seed) from the
-    /// costliest inputs of the campaign's workers.
-    fn conclude_perf(&self, profile: CostProfile) -> PerfReport {
-        let plot = (self.settings.covcheck_dir.join("perf"))
-            .join(format!("{}.svg", property_key(self.property)));
-        let report = perf::conclude(self.property, profile, &plot, self.settings.save);
-        if let PerfSeed::Failed(problem) = &report.seed {
-            self.out.send(Update::Warning(format!(
-                "the costliest input of {} was not saved: {problem}",
-                self.property.listing.full_path
-            )));
-        }
-        report
-    }
-
     /// The campaign's summary, once every lane has ended.
     fn finish(&self, network: Option<&Network>) -> Summary {
-        let all = combined(&self.totals().lanes);
-        let mut summary = Summary {
-            execs: all.execs,
-            imported: all.imported,
-            edges: all.edges,
-            corpus: all.corpus,
-            tokens: all.tokens,
-            targets: all.targets,
-            workers: self.workers,
-            perf: all
-                .costs
-                .map(|profile| Box::new(self.conclude_perf(profile))),
-            failures: self.findings.reported(),
-            errors: self.totals().errors,
-            elapsed: self.out.started.elapsed(),
-        };
-        if let Some(network) = network {
-            self.network_outcome(network, &mut summary);
-        }
-        self.out.record(&Progress {
-            execs: summary.execs,
-            edges: summary.edges,
-            corpus: summary.corpus,
-            ..Progress::default()
-        });
-        self.out.send(Update::Finished(summary.clone()));
-        summary
-    }
-
-    /// What the other machines did to this campaign: failures they found
-    /// (counted here too, as the run's verdict; saved there), or the hub
-    /// lost.
-    fn network_outcome(&self, network: &Network, summary: &mut Summary) {
-        let index = self.findings.index();
-        for found in network.link(index).elsewhere() {
-            if !self.findings.seen(found.kind, &found.location) {
-                summary.failures.push(found.kind);
-                self.out.send(Update::FoundElsewhere(found));
-            }
-        }
-        if network.hub_lost() {
-            summary.errors += 1;
-            self.out.send(Update::HubLost(network.address.clone()));
-        }
+        let all = self.totals().lanes.all();
+        let errors = self.totals().errors;
+        conclusion::summarise(
+            self.out,
+            (self.settings, &self.findings, network),
+            all,
+            self.workers,
+            errors,
+        )
     }
 }
 
@@ -546,14 +458,6 @@ fn size_start(lane: usize, workers: usize) -> f64 {
 fn lane_share(runs: u64, workers: usize, lane: usize) -> u64 {
     let workers = workers.max(1) as u64;
     runs / workers + u64::from((lane as u64) < runs % workers)
-}
-
-/// The campaign's status from its lanes' ([`Progress::merge`]).
-fn combined(lanes: &[LaneProgress]) -> Progress {
-    lanes
-        .iter()
-        .map(LaneProgress::combined)
-        .fold(Progress::default(), |all, lane| all.merge(&lane))
 }
 
 /// Whether another worker follows one that `found` failures (a death is

@@ -3,28 +3,32 @@
 //!
 //! A worker is the property's own test binary, started on that one test with
 //! a [`WorkerConfig`](covcheck_protocol::worker::WorkerConfig). It reports
-//! progress and caught panics as events. When it dies instead (abort, stack
-//! overflow, segfault, per-execution timeout, the memory limit), the input it
-//! was running is still in its in-flight file; the supervisor reads it, has a
-//! second worker reproduce and shrink it in forked children, and saves the
-//! result. With `--keep-going` the campaign then restarts from its corpus
-//! cache.
+//! progress, and each panic it catches both as caught and as shrunk; the
+//! failure is saved at the first word. When it dies instead (abort, stack
+//! overflow, segfault, per-execution timeout, the memory limit), the input
+//! it was running is still in its in-flight file; the supervisor reads and
+//! saves it, has a second worker reproduce and shrink it in forked
+//! children, and saves the result in its place. With `--keep-going` the
+//! campaign then restarts from its corpus cache.
 //!
 //! One concept per module: [`paths`] (where state lives), [`worker`] (one
 //! worker process), [`watchdog`] (its memory and liveness), [`death`] (what
 //! killed it), [`campaign`] (one property's campaign, on one worker or
-//! many: its lanes and their restarts), [`findings`] (what a campaign found:
-//! saved at once, shrunk, reported once), [`outlet`] (where a campaign's
-//! news goes), [`broker`] (the process through which a property's workers
-//! share their corpus) and [`pool`] (many properties at once).
+//! many: its lanes and their restarts), [`findings`] (what it found: saved
+//! at once, shrunk, reported once), [`progress`] (its lanes' progress,
+//! summed), [`outlet`] (where its news goes), [`conclusion`] (what it comes
+//! to), [`broker`] (the process through which a property's workers share
+//! their corpus) and [`pool`] (many properties at once).
 
 pub mod broker;
 pub mod campaign;
+pub mod conclusion;
 pub mod death;
 pub mod findings;
 pub mod outlet;
 pub mod paths;
 pub mod pool;
+pub mod progress;
 pub mod watchdog;
 pub mod worker;
 
