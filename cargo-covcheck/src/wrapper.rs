@@ -86,13 +86,20 @@ fn value_of(args: &[OsString], flag: &str) -> Option<String> {
 }
 
 /// Whether rustc links an executable or a shared object: any of them may
-/// hold instrumented code and then needs the callbacks.
+/// hold instrumented code and then needs the callbacks. A crate compiled
+/// without `--crate-type` nor `--test` is an executable too (rustc's
+/// default): cargo builds a `[[test]]` or `[[bench]]` with `harness =
+/// false` that way, as it does every datatest, libtest-mimic or custom
+/// runner test.
 fn links(args: &[OsString]) -> bool {
+    let queries = args
+        .iter()
+        .any(|a| a.to_string_lossy().starts_with("--print"));
     args.iter().any(|a| a == "--test")
-        || matches!(
-            value_of(args, "--crate-type").as_deref(),
-            Some("bin" | "proc-macro" | "cdylib" | "dylib")
-        )
+        || match value_of(args, "--crate-type").as_deref() {
+            Some(kind) => matches!(kind, "bin" | "proc-macro" | "cdylib" | "dylib"),
+            None => value_of(args, "--crate-name").is_some() && !queries,
+        }
 }
 
 fn should_instrument(args: &[OsString]) -> bool {
@@ -166,5 +173,18 @@ mod tests {
             "proc-macro"
         ])));
         assert!(!links(&args(&["--crate-name", "m", "--crate-type", "lib"])));
+        // A `harness = false` test: neither `--crate-type` nor `--test`.
+        assert!(links(&args(&[
+            "--crate-name",
+            "datatest",
+            "--edition=2021"
+        ])));
+        assert!(!links(&args(&["-vV"])));
+        assert!(!links(&args(&[
+            "-",
+            "--crate-name",
+            "___",
+            "--print=file-names"
+        ])));
     }
 }
