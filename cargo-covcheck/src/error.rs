@@ -339,6 +339,7 @@ mod tests {
             kind: FailureKind::Abort,
             detail: "aborted (SIGABRT)".to_string(),
             choices: vec![1, 2],
+            from_outside: false,
         };
         let dying = MinimizeError::KeepsDying { death, again: true };
         assert!(

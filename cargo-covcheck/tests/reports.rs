@@ -451,6 +451,7 @@ fn a_minimize_block_that_saved_pruned_and_left_out_crashes() {
         kind: FailureKind::Abort,
         detail: "aborted (SIGABRT)".to_string(),
         choices: vec![77],
+        from_outside: false,
     };
     let minimized = PropertyMinimized {
         property: &survives,

@@ -510,3 +510,44 @@ fn running_out_of_memory_is_named_so_on_a_busy_machine() {
         found[0]
     );
 }
+
+#[test]
+fn a_worker_killed_from_outside_is_no_finding_unless_its_input_kills_again() {
+    let fixture = Fixture::new("killed_worker", BLACK_BOX);
+    let (mut run, lines) = spawn(
+        &fixture,
+        &["--runs", "3000000", "--seed", "1", "--no-resume"],
+    );
+    let mut seen = Vec::new();
+    let mut killed = false;
+    for line in lines.map_while(Result::ok) {
+        let status = matches!(parse_message(&line), Some(Ok(Message::Status { .. })));
+        seen.push(line);
+        if status && !killed {
+            let workers = children_with(run.id(), "tests::runs");
+            assert_eq!(workers.len(), 1, "one worker: {workers:?}");
+            // As the kernel's OOM killer or a person would.
+            // SAFETY: kill(2) on a process of this test's.
+            unsafe { libc::kill(workers[0] as i32, libc::SIGKILL) };
+            killed = true;
+        }
+    }
+    let status = run.wait().unwrap();
+    let messages = events(seen.join("\n").as_bytes());
+    assert!(killed, "the campaign reported progress: {messages:?}");
+    assert!(
+        findings(&messages).is_empty(),
+        "nothing invented: {messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| matches!(
+            m,
+            Message::Warning { message, .. } if message.contains("from outside covcheck")
+        )),
+        "says what happened: {messages:?}"
+    );
+    assert_eq!(status.code(), Some(0), "{messages:?}");
+    let (execs, _) = covcheck_e2e::finished(&messages, "killed_worker::tests::runs").unwrap();
+    assert!(execs >= 3_000_000, "a new worker ran the rest: {execs}");
+    assert!(fixture.seed_files("runs").is_empty());
+}

@@ -401,15 +401,25 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
         for error in outcome.errors {
             self.error(error);
         }
-        let found = heard.failed || outcome.death.is_some();
+        let mut found = heard.failed;
         if let Some(death) = &outcome.death {
-            if !self.settings.keep_going {
+            if !self.settings.keep_going && !death.from_outside {
                 self.stopper.stop();
             }
             // The dead worker's executions are counted.
             let at = (self.totals().lanes.all().execs, self.out.started.elapsed());
-            self.findings
+            let failed = self
+                .findings
                 .died(self.out, lane.index, (&lane.work, config), death, at);
+            if !failed {
+                // Killed from outside, and its input is innocent: the
+                // lane goes on with a new worker.
+                return Step::Continue;
+            }
+            if !self.settings.keep_going {
+                self.stopper.stop();
+            }
+            found = true;
         }
         if heard.started {
             lane.fruitless = 0;

@@ -16,6 +16,11 @@ pub struct Death {
     pub kind: FailureKind,
     pub detail: String,
     pub choices: Vec<u64>,
+    /// Killed by a signal that comes from outside a program (SIGKILL,
+    /// SIGTERM, SIGHUP, SIGINT, SIGQUIT) that covcheck did not send: the
+    /// kernel's OOM killer, a person, a CI runner. Its input is to blame
+    /// only if it kills a worker again.
+    pub from_outside: bool,
 }
 
 /// Names what killed a worker from its exit status. LibAFL's handlers exit
@@ -39,10 +44,18 @@ pub fn classify_death(
     } else {
         from_status(status?, settings, log)?
     };
+    let signal = status.and_then(|s| s.signal());
+    let from_outside = !watched.out_of_memory
+        && !watched.silent
+        && matches!(
+            signal,
+            Some(libc::SIGKILL | libc::SIGTERM | libc::SIGHUP | libc::SIGINT | libc::SIGQUIT)
+        );
     Some(Death {
         kind,
         detail,
         choices: Vec::new(),
+        from_outside,
     })
 }
 

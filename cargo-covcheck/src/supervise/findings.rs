@@ -161,7 +161,9 @@ impl<'s> Findings<'s> {
 
     /// Lane `lane`'s worker died of `death` after the campaign's first
     /// `at` executions and time: saves its input now, then has a second
-    /// worker reproduce and shrink it, unless it is known.
+    /// worker reproduce and shrink it, unless it is known. Whether it was a
+    /// failure (not so for a worker killed from outside whose input does
+    /// not fail again).
     pub fn died(
         &self,
         out: &Outlet<'_, '_>,
@@ -169,8 +171,11 @@ impl<'s> Findings<'s> {
         (work, config): (&Path, &WorkerConfig),
         death: &Death,
         at: (u64, Duration),
-    ) {
+    ) -> bool {
         out.send(Update::Crashed(death.kind));
+        if death.from_outside {
+            return self.killed_from_outside(out, lane, (work, config), death, at);
+        }
         // What killed the worker would kill every worker that resumes from
         // the corpus cache, were it there: its seed holds it now.
         let cached = config
@@ -183,13 +188,14 @@ impl<'s> Findings<'s> {
             ..unshrunk_death(death)
         };
         if !self.claim(unshrunk.kind, &unshrunk.location) {
-            return;
+            return true;
         }
         let seed = self.save(out.property, &unshrunk, true);
         let pending = Pending { unshrunk, seed };
         if interrupt::interrupted().is_some() {
             self.state().shrinking.insert(lane, Some(pending));
-            return self.worker_ended(out, lane);
+            self.worker_ended(out, lane);
+            return true;
         }
         let shrunk = match shrink_crash(out.property, work, config, self.settings, death) {
             Ok(finding) => finding,
@@ -200,6 +206,43 @@ impl<'s> Findings<'s> {
             },
         };
         self.conclude(out, lane, pending, shrunk);
+        true
+    }
+
+    /// Lane `lane`'s worker was killed from outside (the kernel's OOM
+    /// killer, a person, a CI runner): its input is a finding only if it
+    /// kills a worker again, so it is reproduced before anything is saved.
+    fn killed_from_outside(
+        &self,
+        out: &Outlet<'_, '_>,
+        lane: usize,
+        (work, config): (&Path, &WorkerConfig),
+        death: &Death,
+        at: (u64, Duration),
+    ) -> bool {
+        match shrink_crash(out.property, work, config, self.settings, death) {
+            Ok(shrunk) => {
+                if self.claim(shrunk.kind, &shrunk.location) {
+                    let finding = Finding {
+                        execs_to_find: at.0,
+                        found_after_us: at.1.as_micros() as u64,
+                        ..shrunk
+                    };
+                    let seed = self.save(out.property, &finding, false);
+                    self.report(out, lane, finding, seed.map(|saved| saved.path));
+                }
+                true
+            }
+            Err(problem) => {
+                out.send(Update::Warning(format!(
+                    "a worker of {} was {} from outside covcheck (the kernel's OOM killer, \
+                     a person, a CI runner), and its input does not fail when run alone \
+                     ({problem}): not a finding; the campaign goes on",
+                    out.property.listing.full_path, death.detail
+                )));
+                false
+            }
+        }
     }
 
     /// Saves `shrunk` in place of `pending`'s unshrunk seed and reports it,
