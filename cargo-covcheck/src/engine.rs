@@ -9,6 +9,7 @@
 //! and lock file embedded in this binary, it is resolved on its own, and
 //! built once per machine and engine version: no crate ever recompiles it.
 
+use std::ffi::OsString;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -51,12 +52,15 @@ const SOURCES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Where this version of the engine lives under an instrumented build
-/// directory.
+/// Set to a directory to keep the campaign engine library there, whatever
+/// the build directory.
+pub const ENGINE_DIR_ENV: &str = "COVCHECK_ENGINE_DIR";
+
+/// Where this version of the engine lives.
 #[derive(Clone, Debug)]
 pub struct EngineLibrary {
-    /// `<build dir>/covcheck-engine`: the engine's cargo target directory
-    /// and one source directory per engine version.
+    /// The engine directory: the engine's cargo target directory and one
+    /// source directory per engine version.
     root: PathBuf,
     /// `<root>/<version hash>`: this version's sources.
     sources: PathBuf,
@@ -69,9 +73,35 @@ pub struct EngineLibrary {
 }
 
 impl EngineLibrary {
-    /// The engine of this cargo-covcheck, under `build_dir`.
-    pub fn under(build_dir: &Path) -> EngineLibrary {
-        let root = build_dir.join("covcheck-engine");
+    /// The engine for an instrumented build in `build_dir`:
+    /// `COVCHECK_ENGINE_DIR` if set; `<build_dir>/covcheck-engine` when
+    /// `beside_build` (the user chose where builds go, so it goes there too)
+    /// or without a home; otherwise the machine-wide cache,
+    /// `$XDG_CACHE_HOME/covcheck/engine` (`~/.cache/covcheck/engine`),
+    /// shared by every crate. Sharing it is safe where sharing the crate's
+    /// build is not: each version has a directory named by the hash of its
+    /// sources, and no crate's code is in it. `env` reads an environment
+    /// variable.
+    pub fn locate(
+        build_dir: &Path,
+        beside_build: bool,
+        env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> EngineLibrary {
+        let set = |name| env(name).filter(|d| !d.is_empty()).map(PathBuf::from);
+        if let Some(dir) = set(ENGINE_DIR_ENV) {
+            return EngineLibrary::under(&dir);
+        }
+        let cache = set("XDG_CACHE_HOME").or_else(|| set("HOME").map(|home| home.join(".cache")));
+        match cache {
+            Some(cache) if !beside_build => {
+                EngineLibrary::under(&cache.join("covcheck").join("engine"))
+            }
+            _ => EngineLibrary::under(&build_dir.join("covcheck-engine")),
+        }
+    }
+
+    /// The engine of this cargo-covcheck, in the engine directory `root`.
+    pub fn under(root: &Path) -> EngineLibrary {
         let sources = root.join(format!("{:016x}", version_hash()));
         let file = format!(
             "{}covcheck_engine{}",
@@ -81,7 +111,7 @@ impl EngineLibrary {
         EngineLibrary {
             path: sources.join(file),
             broker: sources.join(format!("covcheck-broker{}", std::env::consts::EXE_SUFFIX)),
-            root,
+            root: root.to_path_buf(),
             sources,
         }
     }
@@ -238,11 +268,46 @@ mod tests {
 
     #[test]
     fn each_engine_version_has_a_directory_of_its_own() {
-        let library = EngineLibrary::under(Path::new("/b"));
-        assert!(library.path.starts_with("/b/covcheck-engine"));
+        let library = EngineLibrary::under(Path::new("/e"));
+        assert!(library.path.starts_with("/e"));
         assert_eq!(
             library.path.parent().unwrap().file_name().unwrap().len(),
             16
         );
+        assert_eq!(library.broker.parent(), library.path.parent());
+    }
+
+    /// The engine's directory for a build in `/t/covcheck/build`, given the
+    /// environment `vars`.
+    fn located(vars: &[(&str, &str)], beside_build: bool) -> PathBuf {
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| OsString::from(v))
+        };
+        EngineLibrary::locate(Path::new("/t/covcheck/build"), beside_build, &env).root
+    }
+
+    #[test]
+    fn the_engine_is_cached_once_per_machine_unless_builds_go_elsewhere() {
+        let home = [("HOME", "/home/u")];
+        assert_eq!(
+            located(&home, false),
+            Path::new("/home/u/.cache/covcheck/engine")
+        );
+        let xdg = [("HOME", "/home/u"), ("XDG_CACHE_HOME", "/xdg")];
+        assert_eq!(located(&xdg, false), Path::new("/xdg/covcheck/engine"));
+        // `COVCHECK_BUILD_DIR` or `--target-dir`: beside the build.
+        assert_eq!(
+            located(&xdg, true),
+            Path::new("/t/covcheck/build/covcheck-engine")
+        );
+        assert_eq!(
+            located(&[], false),
+            Path::new("/t/covcheck/build/covcheck-engine")
+        );
+        let chosen = [("HOME", "/home/u"), (ENGINE_DIR_ENV, "/engine")];
+        assert_eq!(located(&chosen, false), Path::new("/engine"));
+        assert_eq!(located(&chosen, true), Path::new("/engine"));
     }
 }
