@@ -45,8 +45,9 @@ What happens:
      covcheck's runtime are not. The campaign engine (LibAFL) is a library of
      its own, built once per machine outside your dependency graph into
      ~/.cache/covcheck/engine (COVCHECK_ENGINE_DIR; beside the build with
-     --target-dir or COVCHECK_BUILD_DIR), and loaded by the workers. Campaign
-     state (the corpus cache) stays in target/covcheck.
+     --target-dir or COVCHECK_BUILD_DIR), checked before each run and rebuilt
+     if damaged, and loaded by the workers. Campaign state (the corpus cache)
+     stays in target/covcheck.
   2. Each test binary lists its #[covcheck] properties.
   3. Each property gets a coverage-guided campaign in its own worker process
      (with -j beyond the number of properties, in several, which share their

@@ -6,8 +6,11 @@
 //!   package (same name, same version) each run their own tests and save
 //!   seeds in their own directory; where they share a build directory
 //!   anyway, the foreign test binary is refused with the way out.
+//! - The campaign engine library, cached once per machine, is checked
+//!   before each run: a damaged one is rebuilt and the campaign runs.
 
-use std::path::Path;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use covcheck_e2e::{Fixture, events, finding_for, finished, text_of};
@@ -133,4 +136,78 @@ fn a_test_binary_built_from_another_checkout_is_refused() {
         text.contains("Give each checkout a build directory of its own"),
         "and the way out:\n{text}"
     );
+}
+
+/// The engine libraries of the engine directory `dir`, one per version.
+fn libraries(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path().join("libcovcheck_engine.so"))
+        .filter(|library| library.is_file())
+        .collect()
+}
+
+/// `cargo covcheck` with the engine directory `engine` and a build
+/// directory of its own (kept between runs): both as `--target-dir`
+/// places them.
+fn run_with_engine(fixture: &Fixture, engine: &Path) -> Output {
+    let build = covcheck_e2e::second_target_dir().join("covcheck/build");
+    let engine_link = build.join("covcheck-engine");
+    fs::create_dir_all(&build).unwrap();
+    // `--target-dir` keeps the engine beside the build: point it at this
+    // test's copy.
+    let _ = fs::remove_file(&engine_link);
+    std::os::unix::fs::symlink(engine, &engine_link).unwrap();
+    fixture
+        .covcheck_command(&["--runs", "2000", "--seed", "1"])
+        .env("COVCHECK_BUILD_DIR", &build)
+        .output()
+        .unwrap()
+}
+
+/// Before, a cached engine library cut short or overwritten was never
+/// rebuilt: every worker failed with "dlopen failed", without the loader's
+/// reason.
+#[test]
+fn a_damaged_engine_library_is_rebuilt_and_the_campaign_runs() {
+    let engine = tempfile::tempdir().unwrap();
+    covcheck_e2e::copy_engine(engine.path());
+    let fixture = Fixture::new("damaged_engine", HOLDS);
+    for (damage, problem) in [
+        (Damage::CutShort, "is 4096 bytes long, but was"),
+        (Damage::Garbage, "is not the file that was built"),
+    ] {
+        for library in libraries(engine.path()) {
+            damage.apply(&library);
+        }
+        let output = run_with_engine(&fixture, engine.path());
+        let text = text_of(&output);
+        assert!(output.status.success(), "{text}");
+        assert!(text.contains("0 failure(s): all passed"), "{text}");
+        assert!(
+            text.contains("warning: the cached campaign engine is damaged: ")
+                && text.contains(problem),
+            "the rebuild says why:\n{text}"
+        );
+    }
+}
+
+/// How a test damages an engine library.
+#[derive(Clone, Copy)]
+enum Damage {
+    /// Its first 4096 bytes only, as a full disk leaves a copy.
+    CutShort,
+    /// The same number of bytes, none of them the library's.
+    Garbage,
+}
+
+impl Damage {
+    fn apply(self, library: &Path) {
+        let bytes = fs::read(library).unwrap();
+        let damaged = match self {
+            Damage::CutShort => bytes[..4096].to_vec(),
+            Damage::Garbage => vec![0x5a; bytes.len()],
+        };
+        fs::write(library, damaged).unwrap();
+    }
 }

@@ -42,6 +42,11 @@ impl Reporter for HumanReporter {
         match event {
             Event::NothingMatched { filter } => eprintln!("{}", text::nothing_matched(filter)),
             Event::NoDictionary(error) => eprintln!("warning: no campaign dictionary: {error}"),
+            Event::EngineDamaged(damage) => {
+                eprintln!(
+                    "warning: the cached campaign engine is damaged: {damage}; rebuilding it"
+                );
+            }
             Event::Listed {
                 property,
                 seeds,

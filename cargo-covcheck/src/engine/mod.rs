@@ -8,6 +8,11 @@
 //! `hashbrown`, ...) unable to run campaigns. Built here, from the sources
 //! and lock file embedded in this binary, it is resolved on its own, and
 //! built once per machine and engine version: no crate ever recompiles it.
+//!
+//! Once built, the library and the broker are copied beside the sources
+//! and stamped ([`stamp`]); each campaign checks them against the stamp
+//! first, so that a cached file that was damaged since is rebuilt rather
+//! than failing in every worker.
 
 use std::ffi::OsString;
 use std::io::BufReader;
@@ -19,36 +24,41 @@ use covcheck_protocol::hash::fnv1a;
 
 use crate::error::{BuildError, WriteError};
 
+mod stamp;
+
+use stamp::Stamp;
+pub use stamp::{Damage, Unusable};
+
 /// The engine crate's files, as `(path in the crate, contents)`. A test
 /// checks that this names every file of `covcheck-engine/src`.
 const SOURCES: &[(&str, &str)] = &[
     (
         "Cargo.toml",
-        include_str!("../../covcheck-engine/Cargo.toml"),
+        include_str!("../../../covcheck-engine/Cargo.toml"),
     ),
     (
         "Cargo.lock",
-        include_str!("../../covcheck-engine/Cargo.lock"),
+        include_str!("../../../covcheck-engine/Cargo.lock"),
     ),
     (
         "src/lib.rs",
-        include_str!("../../covcheck-engine/src/lib.rs"),
+        include_str!("../../../covcheck-engine/src/lib.rs"),
     ),
     (
         "src/abi.rs",
-        include_str!("../../covcheck-engine/src/abi.rs"),
+        include_str!("../../../covcheck-engine/src/abi.rs"),
     ),
     (
         "src/components.rs",
-        include_str!("../../covcheck-engine/src/components.rs"),
+        include_str!("../../../covcheck-engine/src/components.rs"),
     ),
     (
         "src/session.rs",
-        include_str!("../../covcheck-engine/src/session.rs"),
+        include_str!("../../../covcheck-engine/src/session.rs"),
     ),
     (
         "src/broker.rs",
-        include_str!("../../covcheck-engine/src/broker.rs"),
+        include_str!("../../../covcheck-engine/src/broker.rs"),
     ),
 ];
 
@@ -116,12 +126,16 @@ impl EngineLibrary {
         }
     }
 
-    /// Builds the library unless it is there. Cargo's own output goes to the
-    /// terminal, as for the test build.
-    pub fn ensure(&self) -> Result<(), BuildError> {
-        if self.is_built() {
-            return Ok(());
-        }
+    /// Whether the library and the broker are there and intact, as the
+    /// stamp written when they were built describes them.
+    pub fn check(&self) -> Result<(), Unusable> {
+        Stamp::read(&self.stamp_path())?.check(&[&self.path, &self.broker])
+    }
+
+    /// Builds the library and the broker unless they are intact. Cargo's own
+    /// output goes to the terminal, as for the test build; when the engine's
+    /// cargo target directory is still there, a rebuild only copies.
+    pub fn build(&self) -> Result<(), BuildError> {
         let create = |path: &Path| {
             std::fs::create_dir_all(path).map_err(|source| BuildError::Create {
                 path: path.to_path_buf(),
@@ -140,7 +154,7 @@ impl EngineLibrary {
             path: lock_path,
             source,
         })?;
-        if self.is_built() {
+        if self.check().is_ok() {
             return Ok(()); // built by another `cargo covcheck` meanwhile
         }
         for (name, contents) in SOURCES {
@@ -149,20 +163,26 @@ impl EngineLibrary {
                 crate::atomic::write_atomically(&path, contents.as_bytes())?;
             }
         }
-        let built = self.build()?;
-        // The library last: its presence says both are there.
+        let built = self.compile()?;
         copy(&built.broker, &self.broker)?;
         make_executable(&self.broker)?;
         copy(&built.library, &self.path)?;
+        // The stamp last: its presence says both files are whole.
+        let stamp = Stamp::of(&[&self.path, &self.broker]).map_err(|source| WriteError {
+            path: self.path.clone(),
+            source,
+        })?;
+        crate::atomic::write_atomically(&self.stamp_path(), stamp.to_text().as_bytes())?;
         Ok(())
     }
 
-    fn is_built(&self) -> bool {
-        self.path.is_file() && self.broker.is_file()
+    /// `<sources>/engine.stamp`.
+    fn stamp_path(&self) -> PathBuf {
+        self.sources.join("engine.stamp")
     }
 
     /// Runs cargo on the engine's sources; the paths of what it built.
-    fn build(&self) -> Result<Built, BuildError> {
+    fn compile(&self) -> Result<Built, BuildError> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut child = Command::new(cargo)
             .args([
