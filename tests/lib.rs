@@ -25,6 +25,72 @@ pub fn target_dir() -> PathBuf {
     built_cargo_covcheck().target_dir.join("e2e")
 }
 
+/// A second target directory for the fixtures, kept between runs like the
+/// first: for the tests that need a build apart from the shared one (a
+/// second checkout of a package). Its first use builds the runtime again.
+pub fn second_target_dir() -> PathBuf {
+    target_dir().join("second")
+}
+
+/// The campaign engine directory of the fixtures' build: with
+/// `--target-dir`, `cargo covcheck` keeps the engine beside the build.
+pub fn engine_dir() -> PathBuf {
+    target_dir().join("covcheck/build/covcheck-engine")
+}
+
+/// Builds the fixtures' campaign engine (LibAFL) unless it is built, once
+/// per test process, with a campaign of one run on a passing property.
+pub fn build_engine() {
+    static BUILT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        let fixture = Fixture::new(
+            "engine_build",
+            "    #[covcheck]\n    fn passes(x: u8) {\n        std::hint::black_box(x);\n    }",
+        );
+        let output = fixture.covcheck(&["--runs", "1", "--seed", "1"]);
+        assert!(output.status.success(), "{}", text_of(&output));
+    });
+}
+
+/// Makes `dir` an engine directory of its own, as cheap to rebuild as the
+/// fixtures' one: a copy of its built versions (each file's modification
+/// time kept, so that cargo finds their sources unchanged) and a link to
+/// its cargo target directory, where LibAFL is built. A test can then use
+/// it as a machine-wide cache of its own, or damage it, without touching
+/// what the other tests load.
+pub fn copy_engine(dir: &Path) {
+    build_engine();
+    fs::create_dir_all(dir).unwrap();
+    for entry in fs::read_dir(engine_dir()).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() && entry.file_name() != "target" {
+            copy_tree(&entry.path(), &dir.join(entry.file_name()));
+        }
+    }
+    std::os::unix::fs::symlink(engine_dir().join("target"), dir.join("target")).unwrap();
+}
+
+/// Copies the directory `from` to `to`, with the files' modification times.
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+            continue;
+        }
+        fs::copy(entry.path(), &target).unwrap();
+        let modified = entry.metadata().unwrap().modified().unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&target)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+    }
+}
+
 /// Builds `cargo-covcheck` (dev profile) and returns its path.
 pub fn cargo_covcheck() -> PathBuf {
     built_cargo_covcheck().executable.clone()

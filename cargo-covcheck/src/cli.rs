@@ -39,14 +39,15 @@ Examples:
 
 What happens:
   1. The crate's tests are rebuilt with SanitizerCoverage (on stable Rust) into
-     ~/.cache/covcheck/build (COVCHECK_BUILD_DIR, or DIR/covcheck/build with
-     --target-dir DIR), leaving your normal build alone; it is shared by all
-     your crates. The workspace and every crate it depends on are
-     instrumented (narrow it with --instrument / --no-instrument); std,
-     proc-macros and covcheck's runtime are not. The campaign engine (LibAFL)
-     is a library of its own, built there once per machine outside your
-     dependency graph, and loaded by the workers. Campaign state (the corpus
-     cache) stays in target/covcheck.
+     target/covcheck/build (or COVCHECK_BUILD_DIR), leaving your normal build
+     alone. The workspace and every crate it depends on are instrumented
+     (narrow it with --instrument / --no-instrument); std, proc-macros and
+     covcheck's runtime are not. The campaign engine (LibAFL) is a library of
+     its own, built once per machine outside your dependency graph into
+     ~/.cache/covcheck/engine (COVCHECK_ENGINE_DIR; beside the build with
+     --target-dir or COVCHECK_BUILD_DIR), checked before each run and rebuilt
+     if damaged, and loaded by the workers. Campaign state (the corpus cache)
+     stays in target/covcheck.
   2. Each test binary lists its #[covcheck] properties.
   3. Each property gets a coverage-guided campaign in its own worker process
      (with -j beyond the number of properties, in several, which share their

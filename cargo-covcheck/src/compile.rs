@@ -3,13 +3,14 @@
 //! wrapper, covcheck-rt's `campaign` feature and a profile of our own, into a
 //! build directory of its own so that the user's normal build stays valid.
 //!
-//! That build directory is shared by every crate on the machine (see
-//! `instrumented_build_dir`): covcheck-rt is built once per machine and
-//! toolchain, not once per crate, and so is the campaign engine library
-//! ([`crate::engine`], LibAFL, about a minute on two cores), which is built
-//! there on its own, outside the user's dependency graph. Cargo keeps the
-//! artifacts of different crates, versions and toolchains apart by their
-//! metadata hash, as it does for the packages of one workspace.
+//! That build directory is the workspace's own, `<target>/covcheck/build`
+//! (see [`build_dirs`]), never one shared by name: cargo tells two path
+//! packages of one name and version apart only by their path relative to
+//! their workspace, so two checkouts of one crate sharing a build directory
+//! took each other's test binaries for their own. What is worth sharing
+//! between crates, the campaign engine library ([`crate::engine`], LibAFL,
+//! about three minutes on two cores), is built outside the user's
+//! dependency graph and cached once per machine, keyed by its sources.
 
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -70,7 +71,9 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, BuildError> {
         })?,
         None => metadata.target_directory.clone().into_std_path_buf(),
     };
-    let build_dir = instrumented_build_dir(build.target_dir.is_some(), &target_dir);
+    let (build_dir, engine) = build_dirs(build.target_dir.is_some(), &target_dir, &|name| {
+        std::env::var_os(name)
+    });
     let narrowing = Narrowing {
         only: &build.instrument,
         without: &build.no_instrument,
@@ -79,7 +82,7 @@ pub fn plan(build: &BuildArgs) -> Result<Plan, BuildError> {
     Ok(Plan {
         instrumented,
         covcheck_dir: target_dir.join("covcheck"),
-        engine: EngineLibrary::under(&build_dir),
+        engine,
         build_dir,
         target_dir,
         metadata,
@@ -166,27 +169,31 @@ fn runtime_users(chosen: &[&Package]) -> (Vec<PackageId>, Vec<String>) {
     (selected, runtime_names)
 }
 
-/// Set to a directory to put every instrumented build there.
+/// Set to a directory to put every instrumented build there (and the
+/// engine library, unless [`crate::engine::ENGINE_DIR_ENV`] says otherwise).
 pub const BUILD_DIR_ENV: &str = "COVCHECK_BUILD_DIR";
 
-/// The instrumented build's directory: `COVCHECK_BUILD_DIR`; with an
-/// explicit `--target-dir`, `<dir>/covcheck/build` (the user asked for
-/// everything to go there); otherwise the machine-wide
-/// `$XDG_CACHE_HOME/covcheck/build` (`~/.cache/covcheck/build`), shared by
-/// all crates, falling back to `<target>/covcheck/build` without a home.
-fn instrumented_build_dir(explicit_target_dir: bool, target_dir: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os(BUILD_DIR_ENV).filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let own = target_dir.join("covcheck").join("build");
-    if explicit_target_dir {
-        return own;
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+/// The instrumented build's directory and the engine library's.
+///
+/// The build goes to `COVCHECK_BUILD_DIR` or else `<target>/covcheck/build`,
+/// the workspace's own: it must not be shared by two checkouts of one
+/// package (see the module's documentation). The engine library goes where
+/// [`EngineLibrary::locate`] says: beside the build when the user chose
+/// where builds go (`COVCHECK_BUILD_DIR`, `--target-dir`), in the
+/// machine-wide cache otherwise. `env` reads an environment variable.
+fn build_dirs(
+    explicit_target_dir: bool,
+    target_dir: &Path,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> (PathBuf, EngineLibrary) {
+    let chosen = env(BUILD_DIR_ENV)
         .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")));
-    cache.map_or(own, |cache| cache.join("covcheck").join("build"))
+        .map(PathBuf::from);
+    let build_dir = chosen
+        .clone()
+        .unwrap_or_else(|| target_dir.join("covcheck").join("build"));
+    let engine = EngineLibrary::locate(&build_dir, chosen.is_some() || explicit_target_dir, env);
+    (build_dir, engine)
 }
 
 impl Plan {
@@ -466,6 +473,27 @@ fn package_dir(manifest: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_instrumented_build_is_the_workspaces_own_unless_one_is_chosen() {
+        let home = |name: &str| (name == "HOME").then(|| "/home/u".into());
+        let target = Path::new("/ws/target");
+        for explicit_target_dir in [false, true] {
+            let (build_dir, _) = build_dirs(explicit_target_dir, target, &home);
+            assert_eq!(build_dir, Path::new("/ws/target/covcheck/build"));
+        }
+        let chosen = |name: &str| match name {
+            BUILD_DIR_ENV => Some("/shared".into()),
+            "HOME" => Some("/home/u".into()),
+            _ => None,
+        };
+        let (build_dir, engine) = build_dirs(false, target, &chosen);
+        assert_eq!(build_dir, Path::new("/shared"));
+        assert!(engine.path.starts_with("/shared/covcheck-engine"));
+        // By default the engine is the machine's, not the workspace's.
+        let (_, engine) = build_dirs(false, target, &home);
+        assert!(engine.path.starts_with("/home/u/.cache/covcheck/engine"));
+    }
 
     #[test]
     fn rustc_versions_are_read_and_compared() {

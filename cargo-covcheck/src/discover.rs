@@ -1,8 +1,14 @@
 //! Asks each built test binary which `#[covcheck]` properties it holds: every
 //! property registers itself before `main`, and prints its description when
 //! [`LIST_ENV`] is set. `--list` keeps libtest from running any test.
+//!
+//! Each listing names the directory its crate was compiled from, which must
+//! be the package's: a build directory shared by two checkouts of one
+//! package (`COVCHECK_BUILD_DIR`, a shared `CARGO_TARGET_DIR`) makes cargo
+//! hand over the other checkout's test binary as fresh, and its results and
+//! seeds would pass for this one's.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use covcheck_protocol::seeds::SeedStore;
@@ -97,6 +103,14 @@ pub fn discover(
         }
         for line in String::from_utf8_lossy(&output.stdout).lines() {
             match parse_listing(line) {
+                Some(Ok(listing)) if !same_dir(&listing.crate_root, &binary.package_root) => {
+                    return Err(DiscoverError::OtherCheckout {
+                        binary: binary.path.clone(),
+                        built_from: listing.crate_root,
+                        package_root: binary.package_root.clone(),
+                        package: listing.package,
+                    });
+                }
                 Some(Ok(listing)) if filter.keeps(&listing) => {
                     properties.push(Property {
                         listing,
@@ -119,4 +133,13 @@ pub fn discover(
         a.listing.full_path == b.listing.full_path && a.binary.path == b.binary.path
     });
     Ok(properties)
+}
+
+/// Whether `a` and `b` are one directory (the same path, or the same once
+/// symbolic links are resolved).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b
+        || std::fs::canonicalize(a)
+            .ok()
+            .is_some_and(|a| std::fs::canonicalize(b).is_ok_and(|b| a == b))
 }

@@ -68,6 +68,7 @@ impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Build(_) | Error::Junit(_) | Error::ReportFile(_) => exit::USAGE,
+            Error::Discover(DiscoverError::OtherCheckout { .. }) => exit::USAGE,
             Error::Network(NetworkError::Broker { .. }) => exit::INTERNAL,
             Error::Network(_) => exit::USAGE,
             Error::Discover(_) | Error::JunitXml(_) | Error::Report(_) => exit::INTERNAL,
@@ -157,6 +158,24 @@ pub enum DiscoverError {
         binary.display()
     )]
     Unreadable { binary: PathBuf, problem: String },
+    /// The binary cargo reported was compiled from another checkout of the
+    /// package: the two share a build directory (the user's to fix).
+    #[error(
+        "{} was built from {}, not from {}: cargo took another checkout's build of package \
+         `{package}` for this one's (it tells path packages of one name and version apart only \
+         by their path inside their workspace), so its results would not be this checkout's. \
+         Give each checkout a build directory of its own: unset COVCHECK_BUILD_DIR, and \
+         CARGO_TARGET_DIR if it is shared between them",
+        binary.display(),
+        built_from.display(),
+        package_root.display()
+    )]
+    OtherCheckout {
+        binary: PathBuf,
+        built_from: PathBuf,
+        package_root: PathBuf,
+        package: String,
+    },
 }
 
 /// Why a worker could not do its work: covcheck's own trouble, not a
@@ -364,5 +383,19 @@ mod tests {
             problem: "p".to_string(),
         };
         assert_eq!(Error::from(unreadable).exit_code(), exit::INTERNAL);
+        let other_checkout = DiscoverError::OtherCheckout {
+            binary: PathBuf::from("/b/covcheck/build/covcheck/deps/twin-1"),
+            built_from: PathBuf::from("/a/twin"),
+            package_root: PathBuf::from("/b/twin"),
+            package: "twin".to_string(),
+        };
+        assert!(
+            other_checkout.to_string().starts_with(
+                "/b/covcheck/build/covcheck/deps/twin-1 was built from /a/twin, not from /b/twin: \
+                 cargo took another checkout's build of package `twin` for this one's"
+            ),
+            "{other_checkout}"
+        );
+        assert_eq!(Error::from(other_checkout).exit_code(), exit::USAGE);
     }
 }

@@ -440,9 +440,9 @@ fn a_seed_that_cannot_be_saved_is_still_reported_with_its_value() {
     );
 }
 
-/// `cargo covcheck` on a crate, as a user runs it: no `--target-dir`, so
-/// the instrumented build goes to the machine-wide build directory (here the
-/// end-to-end tests' own, through `COVCHECK_BUILD_DIR`).
+/// `cargo covcheck` on a crate with no `--target-dir` and a build
+/// directory shared with other crates, `COVCHECK_BUILD_DIR` (here the
+/// end-to-end tests' own), which also keeps the engine.
 fn list_with_shared_build(fixture: &Fixture) -> String {
     let output = Command::new(covcheck_e2e::cargo_covcheck())
         .args(["covcheck", "list", "--manifest-path"])

@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::cli::{ReportArgs, RunArgs};
 use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
+use crate::engine::Unusable;
 use crate::error::Error;
 use crate::exit::Outcome;
 use crate::network::{self, Network};
@@ -29,7 +30,12 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     }
     // Only campaigns load the engine: built after the tests, so that a crate
     // that does not compile, or has no properties, hears so first.
-    plan.engine.ensure()?;
+    if let Err(unusable) = plan.engine.check() {
+        if let Unusable::Damaged(damage) = &unusable {
+            reporter.report(Event::EngineDamaged(damage));
+        }
+        plan.engine.build()?;
+    }
     let settings = settings(args, &plan, &properties, reporter);
     // `-j` counts workers: what the properties leave over goes to them.
     let (workers, capped) = pool::capped_jobs(args.jobs);

@@ -13,6 +13,7 @@ use covcheck_protocol::worker::{
 
 use crate::coverage::model::CoverageReport;
 use crate::discover::Property;
+use crate::engine::Damage;
 use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use crate::exit::Outcome;
 use crate::network::{FoundElsewhere, Network};
@@ -29,6 +30,9 @@ pub enum Event<'a> {
     NoDictionary(WriteError),
     /// Something about the whole command that the user should know.
     Warning(String),
+    /// `run`: the cached campaign engine is not what was built; it is
+    /// rebuilt before the campaigns start.
+    EngineDamaged(&'a Damage),
     /// `list`: one property, its number of readable seeds, and the seed
     /// files it could not read.
     Listed {

@@ -43,6 +43,11 @@ impl Reporter for HumanReporter {
             Event::NothingMatched { filter } => eprintln!("{}", text::nothing_matched(filter)),
             Event::NoDictionary(error) => eprintln!("warning: no campaign dictionary: {error}"),
             Event::Warning(warning) => eprintln!("warning: {warning}"),
+            Event::EngineDamaged(damage) => {
+                eprintln!(
+                    "warning: the cached campaign engine is damaged: {damage}; rebuilding it"
+                );
+            }
             Event::Listed {
                 property,
                 seeds,

@@ -10,11 +10,15 @@ use super::abi::{ABI_VERSION, Choices, ENTRY_SYMBOL, Engine, EntryFn, Host, Sett
 
 /// Loads the engine at `path` and checks that it speaks this ABI.
 pub(crate) fn load(path: &Path) -> Result<&'static Engine, String> {
-    let cannot = |e: &dyn std::fmt::Display| {
+    let cannot = |e: &dyn std::error::Error| {
+        let dir = path.parent().unwrap_or(path);
         format!(
-            "cannot load the campaign engine {}: {e} (`cargo covcheck` builds it; \
-             run campaigns through it)",
-            path.display()
+            "cannot load the campaign engine {}: {}. `cargo covcheck` builds it, checks it \
+             before each run and rebuilds it when it finds it damaged: run campaigns through \
+             it; if the engine still does not load, delete {} and run `cargo covcheck` again",
+            path.display(),
+            with_causes(e),
+            dir.display()
         )
     };
     // SAFETY: the library is covcheck-engine, built by `cargo covcheck`;
@@ -38,6 +42,19 @@ pub(crate) fn load(path: &Path) -> Result<&'static Engine, String> {
         ));
     }
     Ok(engine)
+}
+
+/// `error` and the errors that caused it: libloading says only "dlopen
+/// failed", the loader's own reason ("file too short", "invalid ELF
+/// header") is its source.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(error) = cause {
+        text.push_str(&format!(": {error}"));
+        cause = error.source();
+    }
+    text
 }
 
 /// One campaign session of the engine.
@@ -151,5 +168,29 @@ mod tests {
             "{error}"
         );
         assert!(error.contains("`cargo covcheck` builds it"), "{error}");
+        assert!(
+            error.contains("delete /nonexistent and run `cargo covcheck` again"),
+            "{error}"
+        );
+    }
+
+    /// glibc's `dlerror` texts, which the message must quote: before, it
+    /// said only "dlopen failed".
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn the_loaders_reason_is_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("libcovcheck_engine.so");
+        std::fs::write(&path, b"").unwrap();
+        let Err(error) = load(&path) else {
+            panic!("loaded an empty file");
+        };
+        assert!(error.contains("dlopen failed: "), "{error}");
+        assert!(error.contains("file too short"), "{error}");
+        std::fs::write(&path, [b'x'; 4096]).unwrap();
+        let Err(error) = load(&path) else {
+            panic!("loaded garbage");
+        };
+        assert!(error.contains("invalid ELF header"), "{error}");
     }
 }

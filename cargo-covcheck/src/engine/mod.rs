@@ -8,7 +8,13 @@
 //! `hashbrown`, ...) unable to run campaigns. Built here, from the sources
 //! and lock file embedded in this binary, it is resolved on its own, and
 //! built once per machine and engine version: no crate ever recompiles it.
+//!
+//! Once built, the library and the broker are copied beside the sources
+//! and stamped ([`stamp`]); each campaign checks them against the stamp
+//! first, so that a cached file that was damaged since is rebuilt rather
+//! than failing in every worker.
 
+use std::ffi::OsString;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,45 +24,53 @@ use covcheck_protocol::hash::fnv1a;
 
 use crate::error::{BuildError, WriteError};
 
+mod stamp;
+
+use stamp::Stamp;
+pub use stamp::{Damage, Unusable};
+
 /// The engine crate's files, as `(path in the crate, contents)`. A test
 /// checks that this names every file of `covcheck-engine/src`.
 const SOURCES: &[(&str, &str)] = &[
     (
         "Cargo.toml",
-        include_str!("../../covcheck-engine/Cargo.toml"),
+        include_str!("../../../covcheck-engine/Cargo.toml"),
     ),
     (
         "Cargo.lock",
-        include_str!("../../covcheck-engine/Cargo.lock"),
+        include_str!("../../../covcheck-engine/Cargo.lock"),
     ),
     (
         "src/lib.rs",
-        include_str!("../../covcheck-engine/src/lib.rs"),
+        include_str!("../../../covcheck-engine/src/lib.rs"),
     ),
     (
         "src/abi.rs",
-        include_str!("../../covcheck-engine/src/abi.rs"),
+        include_str!("../../../covcheck-engine/src/abi.rs"),
     ),
     (
         "src/components.rs",
-        include_str!("../../covcheck-engine/src/components.rs"),
+        include_str!("../../../covcheck-engine/src/components.rs"),
     ),
     (
         "src/session.rs",
-        include_str!("../../covcheck-engine/src/session.rs"),
+        include_str!("../../../covcheck-engine/src/session.rs"),
     ),
     (
         "src/broker.rs",
-        include_str!("../../covcheck-engine/src/broker.rs"),
+        include_str!("../../../covcheck-engine/src/broker.rs"),
     ),
 ];
 
-/// Where this version of the engine lives under an instrumented build
-/// directory.
+/// Set to a directory to keep the campaign engine library there, whatever
+/// the build directory.
+pub const ENGINE_DIR_ENV: &str = "COVCHECK_ENGINE_DIR";
+
+/// Where this version of the engine lives.
 #[derive(Clone, Debug)]
 pub struct EngineLibrary {
-    /// `<build dir>/covcheck-engine`: the engine's cargo target directory
-    /// and one source directory per engine version.
+    /// The engine directory: the engine's cargo target directory and one
+    /// source directory per engine version.
     root: PathBuf,
     /// `<root>/<version hash>`: this version's sources.
     sources: PathBuf,
@@ -69,9 +83,35 @@ pub struct EngineLibrary {
 }
 
 impl EngineLibrary {
-    /// The engine of this cargo-covcheck, under `build_dir`.
-    pub fn under(build_dir: &Path) -> EngineLibrary {
-        let root = build_dir.join("covcheck-engine");
+    /// The engine for an instrumented build in `build_dir`:
+    /// `COVCHECK_ENGINE_DIR` if set; `<build_dir>/covcheck-engine` when
+    /// `beside_build` (the user chose where builds go, so it goes there too)
+    /// or without a home; otherwise the machine-wide cache,
+    /// `$XDG_CACHE_HOME/covcheck/engine` (`~/.cache/covcheck/engine`),
+    /// shared by every crate. Sharing it is safe where sharing the crate's
+    /// build is not: each version has a directory named by the hash of its
+    /// sources, and no crate's code is in it. `env` reads an environment
+    /// variable.
+    pub fn locate(
+        build_dir: &Path,
+        beside_build: bool,
+        env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> EngineLibrary {
+        let set = |name| env(name).filter(|d| !d.is_empty()).map(PathBuf::from);
+        if let Some(dir) = set(ENGINE_DIR_ENV) {
+            return EngineLibrary::under(&dir);
+        }
+        let cache = set("XDG_CACHE_HOME").or_else(|| set("HOME").map(|home| home.join(".cache")));
+        match cache {
+            Some(cache) if !beside_build => {
+                EngineLibrary::under(&cache.join("covcheck").join("engine"))
+            }
+            _ => EngineLibrary::under(&build_dir.join("covcheck-engine")),
+        }
+    }
+
+    /// The engine of this cargo-covcheck, in the engine directory `root`.
+    pub fn under(root: &Path) -> EngineLibrary {
         let sources = root.join(format!("{:016x}", version_hash()));
         let file = format!(
             "{}covcheck_engine{}",
@@ -81,17 +121,21 @@ impl EngineLibrary {
         EngineLibrary {
             path: sources.join(file),
             broker: sources.join(format!("covcheck-broker{}", std::env::consts::EXE_SUFFIX)),
-            root,
+            root: root.to_path_buf(),
             sources,
         }
     }
 
-    /// Builds the library unless it is there. Cargo's own output goes to the
-    /// terminal, as for the test build.
-    pub fn ensure(&self) -> Result<(), BuildError> {
-        if self.is_built() {
-            return Ok(());
-        }
+    /// Whether the library and the broker are there and intact, as the
+    /// stamp written when they were built describes them.
+    pub fn check(&self) -> Result<(), Unusable> {
+        Stamp::read(&self.stamp_path())?.check(&[&self.path, &self.broker])
+    }
+
+    /// Builds the library and the broker unless they are intact. Cargo's own
+    /// output goes to the terminal, as for the test build; when the engine's
+    /// cargo target directory is still there, a rebuild only copies.
+    pub fn build(&self) -> Result<(), BuildError> {
         let create = |path: &Path| {
             std::fs::create_dir_all(path).map_err(|source| BuildError::Create {
                 path: path.to_path_buf(),
@@ -110,7 +154,7 @@ impl EngineLibrary {
             path: lock_path,
             source,
         })?;
-        if self.is_built() {
+        if self.check().is_ok() {
             return Ok(()); // built by another `cargo covcheck` meanwhile
         }
         for (name, contents) in SOURCES {
@@ -119,20 +163,26 @@ impl EngineLibrary {
                 crate::atomic::write_atomically(&path, contents.as_bytes())?;
             }
         }
-        let built = self.build()?;
-        // The library last: its presence says both are there.
+        let built = self.compile()?;
         copy(&built.broker, &self.broker)?;
         make_executable(&self.broker)?;
         copy(&built.library, &self.path)?;
+        // The stamp last: its presence says both files are whole.
+        let stamp = Stamp::of(&[&self.path, &self.broker]).map_err(|source| WriteError {
+            path: self.path.clone(),
+            source,
+        })?;
+        crate::atomic::write_atomically(&self.stamp_path(), stamp.to_text().as_bytes())?;
         Ok(())
     }
 
-    fn is_built(&self) -> bool {
-        self.path.is_file() && self.broker.is_file()
+    /// `<sources>/engine.stamp`.
+    fn stamp_path(&self) -> PathBuf {
+        self.sources.join("engine.stamp")
     }
 
     /// Runs cargo on the engine's sources; the paths of what it built.
-    fn build(&self) -> Result<Built, BuildError> {
+    fn compile(&self) -> Result<Built, BuildError> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut child = Command::new(cargo)
             .args([
@@ -238,11 +288,46 @@ mod tests {
 
     #[test]
     fn each_engine_version_has_a_directory_of_its_own() {
-        let library = EngineLibrary::under(Path::new("/b"));
-        assert!(library.path.starts_with("/b/covcheck-engine"));
+        let library = EngineLibrary::under(Path::new("/e"));
+        assert!(library.path.starts_with("/e"));
         assert_eq!(
             library.path.parent().unwrap().file_name().unwrap().len(),
             16
         );
+        assert_eq!(library.broker.parent(), library.path.parent());
+    }
+
+    /// The engine's directory for a build in `/t/covcheck/build`, given the
+    /// environment `vars`.
+    fn located(vars: &[(&str, &str)], beside_build: bool) -> PathBuf {
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| OsString::from(v))
+        };
+        EngineLibrary::locate(Path::new("/t/covcheck/build"), beside_build, &env).root
+    }
+
+    #[test]
+    fn the_engine_is_cached_once_per_machine_unless_builds_go_elsewhere() {
+        let home = [("HOME", "/home/u")];
+        assert_eq!(
+            located(&home, false),
+            Path::new("/home/u/.cache/covcheck/engine")
+        );
+        let xdg = [("HOME", "/home/u"), ("XDG_CACHE_HOME", "/xdg")];
+        assert_eq!(located(&xdg, false), Path::new("/xdg/covcheck/engine"));
+        // `COVCHECK_BUILD_DIR` or `--target-dir`: beside the build.
+        assert_eq!(
+            located(&xdg, true),
+            Path::new("/t/covcheck/build/covcheck-engine")
+        );
+        assert_eq!(
+            located(&[], false),
+            Path::new("/t/covcheck/build/covcheck-engine")
+        );
+        let chosen = [("HOME", "/home/u"), (ENGINE_DIR_ENV, "/engine")];
+        assert_eq!(located(&chosen, false), Path::new("/engine"));
+        assert_eq!(located(&chosen, true), Path::new("/engine"));
     }
 }
