@@ -597,17 +597,18 @@ pub fn parse_listing(line: &str) -> Option<Result<ListedProperty, String>> {
 mod tests {
     use super::*;
 
+    fn uses(counts: &[(&str, u64)]) -> Vec<TokenUse> {
+        counts
+            .iter()
+            .map(|&(token, entries)| TokenUse {
+                token: token.into(),
+                entries,
+            })
+            .collect()
+    }
+
     #[test]
     fn merged_progress_adds_executions_and_tokens_and_keeps_the_best_targets() {
-        let uses = |counts: &[(&str, u64)]| -> Vec<TokenUse> {
-            counts
-                .iter()
-                .map(|&(token, entries)| TokenUse {
-                    token: token.into(),
-                    entries,
-                })
-                .collect()
-        };
         let best = |label: &str, value: f64, choice: u64| TargetBest {
             label: label.into(),
             value,
@@ -714,15 +715,6 @@ mod tests {
 
     #[test]
     fn the_top_tokens_are_those_with_most_entries() {
-        let uses = |counts: &[(&str, u64)]| -> Vec<TokenUse> {
-            counts
-                .iter()
-                .map(|&(token, entries)| TokenUse {
-                    token: token.into(),
-                    entries,
-                })
-                .collect()
-        };
         let all = uses(&[
             ("a", 1),
             ("b", 0),

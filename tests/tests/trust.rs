@@ -286,6 +286,30 @@ fn children_with(parent: u32, needle: &str) -> Vec<u32> {
     found
 }
 
+/// Reads the run's messages to the end; at its first status, SIGKILLs its
+/// one child process whose command line holds `needle`. The lines, and
+/// whether it got to kill it.
+fn kill_at_first_status(
+    run: &Child,
+    lines: Lines<BufReader<ChildStdout>>,
+    needle: &str,
+) -> (Vec<String>, bool) {
+    let mut seen = Vec::new();
+    let mut killed = false;
+    for line in lines.map_while(Result::ok) {
+        let status = matches!(parse_message(&line), Some(Ok(Message::Status { .. })));
+        seen.push(line);
+        if status && !killed {
+            let children = children_with(run.id(), needle);
+            assert_eq!(children.len(), 1, "one {needle}: {children:?}");
+            // SAFETY: kill(2) on a process of this test's.
+            unsafe { libc::kill(children[0] as i32, libc::SIGKILL) };
+            killed = true;
+        }
+    }
+    (seen, killed)
+}
+
 #[test]
 fn a_broker_that_dies_is_an_error_never_a_finding() {
     let fixture = Fixture::new("broker_dies", BLACK_BOX);
@@ -301,19 +325,8 @@ fn a_broker_that_dies_is_an_error_never_a_finding() {
             "--no-resume",
         ],
     );
-    let mut seen = Vec::new();
-    let mut killed = false;
-    for line in lines.map_while(Result::ok) {
-        let status = matches!(parse_message(&line), Some(Ok(Message::Status { .. })));
-        seen.push(line);
-        if status && !killed {
-            let brokers = children_with(run.id(), "covcheck-broker");
-            assert_eq!(brokers.len(), 1, "one broker: {brokers:?}");
-            // SAFETY: kill(2) on a process of this test's.
-            unsafe { libc::kill(brokers[0] as i32, libc::SIGKILL) };
-            killed = true;
-        }
-    }
+    // As a crash of the broker would.
+    let (seen, killed) = kill_at_first_status(&run, lines, "covcheck-broker");
     let status = run.wait().unwrap();
     let messages = events(seen.join("\n").as_bytes());
     assert!(killed, "the campaign reported progress: {messages:?}");
@@ -519,20 +532,8 @@ fn a_worker_killed_from_outside_is_no_finding_unless_its_input_kills_again() {
         &fixture,
         &["--runs", "3000000", "--seed", "1", "--no-resume"],
     );
-    let mut seen = Vec::new();
-    let mut killed = false;
-    for line in lines.map_while(Result::ok) {
-        let status = matches!(parse_message(&line), Some(Ok(Message::Status { .. })));
-        seen.push(line);
-        if status && !killed {
-            let workers = children_with(run.id(), "tests::runs");
-            assert_eq!(workers.len(), 1, "one worker: {workers:?}");
-            // As the kernel's OOM killer or a person would.
-            // SAFETY: kill(2) on a process of this test's.
-            unsafe { libc::kill(workers[0] as i32, libc::SIGKILL) };
-            killed = true;
-        }
-    }
+    // As the kernel's OOM killer or a person would.
+    let (seen, killed) = kill_at_first_status(&run, lines, "tests::runs");
     let status = run.wait().unwrap();
     let messages = events(seen.join("\n").as_bytes());
     assert!(killed, "the campaign reported progress: {messages:?}");
