@@ -457,39 +457,64 @@ const RUNS_OUT_OF_MEMORY: &str = r#"
     }
 "#;
 
-/// Keeps every core busy (two spinning threads per core) until dropped, as
-/// other builds beside a test suite do.
-struct Busy {
+/// Plays a machine too busy to run the campaign's processes: until
+/// dropped, stops every process whose command line holds `needle` (the
+/// workers and their forked children) for 400 ms at a time, as a loaded
+/// machine's scheduler may leave one without a core, with 100 ms to run in
+/// between.
+struct Starved {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl Busy {
-    fn start() -> Busy {
+impl Starved {
+    fn start(needle: &'static str) -> Starved {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = (0..2 * cores)
-            .map(|_| {
-                let stop = stop.clone();
-                std::thread::spawn(move || {
-                    let mut x = 0u64;
-                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
-                    }
-                })
-            })
-            .collect();
-        Busy { stop, threads }
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let signal_all = |signal| {
+                for pid in processes_with(needle) {
+                    // SAFETY: kill(2) on a process of this test's.
+                    unsafe { libc::kill(pid as i32, signal) };
+                }
+            };
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                signal_all(libc::SIGSTOP);
+                std::thread::sleep(std::time::Duration::from_millis(400));
+                signal_all(libc::SIGCONT);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            signal_all(libc::SIGCONT);
+        });
+        Starved {
+            stop,
+            thread: Some(thread),
+        }
     }
 }
 
-impl Drop for Busy {
+impl Drop for Starved {
     fn drop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        for thread in self.threads.drain(..) {
+        if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
+}
+
+/// Process ids of the processes whose command line holds `needle`.
+fn processes_with(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(pid);
+        }
+    }
+    found
 }
 
 #[test]
@@ -499,7 +524,7 @@ fn running_out_of_memory_is_named_so_on_a_busy_machine() {
     let (listed, text) = fixture.cargo(&["build", "--tests"]);
     assert!(listed, "{text}");
     let output = {
-        let _busy = Busy::start();
+        let _starved = Starved::start("tests::runs_out_of_memory");
         fixture.covcheck(&[
             "--runs",
             "20000",

@@ -173,15 +173,14 @@ impl<'s> Findings<'s> {
         at: (u64, Duration),
     ) -> bool {
         out.send(Update::Crashed(death.kind));
-        if death.from_outside {
-            return self.killed_from_outside(out, lane, (work, config), death, at);
+        // A worker killed from outside, or one that ran past the timeout,
+        // may owe its death to the machine (the OOM killer, a person, a
+        // machine too busy to run it in time) rather than to its input.
+        let doubtful = death.from_outside || death.kind == FailureKind::Timeout;
+        if doubtful && interrupt::interrupted().is_none() {
+            return self.reproduced_death(out, lane, (work, config), death, at);
         }
-        // What killed the worker would kill every worker that resumes from
-        // the corpus cache, were it there: its seed holds it now.
-        let cached = config
-            .corpus_dir
-            .join(format!("{:016x}", content_hash(&death.choices)));
-        let _ = std::fs::remove_file(cached);
+        forget_cached(config, &death.choices);
         let unshrunk = Finding {
             execs_to_find: at.0,
             found_after_us: at.1.as_micros() as u64,
@@ -209,10 +208,10 @@ impl<'s> Findings<'s> {
         true
     }
 
-    /// Lane `lane`'s worker was killed from outside (the kernel's OOM
-    /// killer, a person, a CI runner): its input is a finding only if it
-    /// kills a worker again, so it is reproduced before anything is saved.
-    fn killed_from_outside(
+    /// Lane `lane`'s worker died of `death`, which may be the machine's
+    /// doing: its input is a finding only if it fails again when run
+    /// alone, so it is reproduced (and shrunk) before anything is saved.
+    fn reproduced_death(
         &self,
         out: &Outlet<'_, '_>,
         lane: usize,
@@ -222,6 +221,7 @@ impl<'s> Findings<'s> {
     ) -> bool {
         match shrink_crash(out.property, work, config, self.settings, death) {
             Ok(shrunk) => {
+                forget_cached(config, &death.choices);
                 if self.claim(shrunk.kind, &shrunk.location) {
                     let finding = Finding {
                         execs_to_find: at.0,
@@ -233,12 +233,26 @@ impl<'s> Findings<'s> {
                 }
                 true
             }
+            // Interrupted while reproducing it: kept as it was, unjudged.
+            Err(_) if interrupt::interrupted().is_some() => {
+                self.died(out, lane, (work, config), death, at)
+            }
             Err(problem) => {
+                let cause = if death.from_outside {
+                    "from outside covcheck (the kernel's OOM killer, a person, a CI runner)"
+                } else {
+                    "while the machine was likely too busy to run it in time (a longer \
+                     --timeout avoids this)"
+                };
                 out.send(Update::Warning(format!(
-                    "a worker of {} was {} from outside covcheck (the kernel's OOM killer, \
-                     a person, a CI runner), and its input does not fail when run alone \
+                    "a worker of {} {} {cause}, and its input does not fail when run alone \
                      ({problem}): not a finding; the campaign goes on",
-                    out.property.listing.full_path, death.detail
+                    out.property.listing.full_path,
+                    if death.from_outside {
+                        "was"
+                    } else {
+                        "timed out:"
+                    },
                 )));
                 false
             }
@@ -334,6 +348,14 @@ impl<'s> Findings<'s> {
             .replace(unshrunk, &file)
             .or_else(|_| Ok(unshrunk.to_path_buf()))
     }
+}
+
+/// Removes `choices` from the corpus cache of `config`'s campaign, if it is
+/// there: an input that kills a worker would kill every worker that resumes
+/// from the cache. Its seed holds it now.
+fn forget_cached(config: &WorkerConfig, choices: &[u64]) {
+    let cached = (config.corpus_dir).join(format!("{:016x}", content_hash(choices)));
+    let _ = std::fs::remove_file(cached);
 }
 
 /// The seed file of `finding`.
