@@ -247,12 +247,7 @@ impl<'s> Findings<'s> {
                 out.send(Update::Warning(format!(
                     "a worker of {} {} {cause}, and its input does not fail when run alone \
                      ({problem}): not a finding; the campaign goes on",
-                    out.property.listing.full_path,
-                    if death.from_outside {
-                        "was"
-                    } else {
-                        "timed out:"
-                    },
+                    out.property.listing.full_path, death.detail,
                 )));
                 false
             }
