@@ -49,6 +49,10 @@ const SOURCES: &[(&str, &str)] = &[
         "src/broker.rs",
         include_str!("../../covcheck-engine/src/broker.rs"),
     ),
+    (
+        "src/shmem.rs",
+        include_str!("../../covcheck-engine/src/shmem.rs"),
+    ),
 ];
 
 /// Where this version of the engine lives under an instrumented build
