@@ -21,6 +21,11 @@
 //! one), then `joined` once linked to the other broker, and runs until
 //! stdin closes.
 
+// The library's module, compiled into this program too: the broker's pages
+// are freed however it ends, and it reads a client page that vanished as
+// that client's exit.
+mod shmem;
+
 use std::io::{BufRead, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -28,7 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use libafl_bolts::llmp::{Listener, LlmpBroker};
-use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+use libafl_bolts::shmem::ShMemProvider;
 
 /// How long the broker sleeps between rounds (LibAFL's launcher sleeps
 /// 5 ms): at most the delay it adds to sharing. Without a pause it would
@@ -52,7 +57,7 @@ fn run() -> Result<(), String> {
     };
     let listener = listen(bind)?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-    let provider = StdShMemProvider::new().map_err(|e| e.to_string())?;
+    let provider = shmem::KernelFreed::new().map_err(|e| e.to_string())?;
     let mut broker = LlmpBroker::new(provider, ()).map_err(|e| e.to_string())?;
     // Link to the other broker before listening: the listener numbers the
     // clients that attach from the count at its start, and the link is a

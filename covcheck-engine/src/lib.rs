@@ -16,6 +16,7 @@
 pub mod abi;
 mod components;
 mod session;
+mod shmem;
 
 use std::cell::RefCell;
 use std::ffi::c_void;

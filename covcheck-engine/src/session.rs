@@ -26,22 +26,18 @@ use libafl::observers::StdMapObserver;
 use libafl::stages::StdMutationalStage;
 use libafl::state::{HasCorpus, HasImported, StdState};
 use libafl_bolts::rands::StdRand;
-use libafl_bolts::shmem::{ShMemProvider, StdShMemProvider};
+use libafl_bolts::shmem::ShMemProvider;
 use libafl_bolts::tuples::tuple_list;
 
 use crate::abi::{Choices, Host, Settings};
 use crate::components::{ChoiceInput, HostMutator, HostNovelty, HostScheduler};
+use crate::shmem::KernelFreed;
 
 type State =
     StdState<InMemoryCorpus<ChoiceInput>, ChoiceInput, StdRand, InMemoryCorpus<ChoiceInput>>;
 type Alone = SimpleEventManager<ChoiceInput, NopMonitor, State>;
-type Shared = LlmpEventManager<
-    (),
-    ChoiceInput,
-    State,
-    <StdShMemProvider as ShMemProvider>::ShMem,
-    StdShMemProvider,
->;
+type Shared =
+    LlmpEventManager<(), ChoiceInput, State, <KernelFreed as ShMemProvider>::ShMem, KernelFreed>;
 
 /// What the host can ask of a running session.
 pub trait Session {
@@ -68,7 +64,8 @@ pub fn start(settings: Settings, host: Host) -> Result<Box<dyn Session>, String>
             settings.broker_port
         )
     };
-    let provider = StdShMemProvider::new().map_err(broker)?;
+    // Pages the kernel frees however this worker ends (see `shmem.rs`).
+    let provider = KernelFreed::new().map_err(broker)?;
     // Always unique: a receiver runs each input itself, as novelty is judged
     // by its own host against its own coverage.
     let mgr: Shared = LlmpEventManagerBuilder::new()

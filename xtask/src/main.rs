@@ -95,7 +95,7 @@ fn report(result: Result<(), String>) -> ExitCode {
 }
 
 fn ci() -> ExitCode {
-    let steps: [&[&str]; 9] = [
+    let steps: [&[&str]; 10] = [
         &["fmt", "--all", "--", "--check"],
         &[
             "clippy",
@@ -142,6 +142,13 @@ fn ci() -> ExitCode {
             "--",
             "-D",
             "warnings",
+        ],
+        &[
+            "test",
+            "--manifest-path",
+            "covcheck-engine/Cargo.toml",
+            "--locked",
+            "--lib",
         ],
         &[
             "clippy",

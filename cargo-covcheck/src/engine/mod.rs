@@ -60,6 +60,10 @@ const SOURCES: &[(&str, &str)] = &[
         "src/broker.rs",
         include_str!("../../../covcheck-engine/src/broker.rs"),
     ),
+    (
+        "src/shmem.rs",
+        include_str!("../../covcheck-engine/src/shmem.rs"),
+    ),
 ];
 
 /// Set to a directory to keep the campaign engine library there, whatever
