@@ -62,7 +62,7 @@ const SOURCES: &[(&str, &str)] = &[
     ),
     (
         "src/shmem.rs",
-        include_str!("../../covcheck-engine/src/shmem.rs"),
+        include_str!("../../../covcheck-engine/src/shmem.rs"),
     ),
 ];
 
