@@ -85,21 +85,40 @@ fn value_of(args: &[OsString], flag: &str) -> Option<String> {
         .map(|v| v.to_string_lossy().into_owned())
 }
 
+/// The crate types rustc is asked for: cargo gives one `--crate-type` per
+/// type a target declares (`crate-type = ["rlib", "cdylib"]`), and rustc
+/// also reads `--crate-type=a,b`.
+fn crate_types(args: &[OsString]) -> Vec<String> {
+    let mut types = Vec::new();
+    let mut args = args.iter().map(|a| a.to_string_lossy());
+    while let Some(arg) = args.next() {
+        let value = match arg.strip_prefix("--crate-type") {
+            Some("") => args.next().map(|v| v.into_owned()),
+            Some(rest) => rest.strip_prefix('=').map(str::to_string),
+            None => None,
+        };
+        types.extend(value.iter().flat_map(|v| v.split(',')).map(str::to_string));
+    }
+    types
+}
+
 /// Whether rustc links an executable or a shared object: any of them may
-/// hold instrumented code and then needs the callbacks. A crate compiled
-/// without `--crate-type` nor `--test` is an executable too (rustc's
-/// default): cargo builds a `[[test]]` or `[[bench]]` with `harness =
-/// false` that way, as it does every datatest, libtest-mimic or custom
-/// runner test.
+/// hold instrumented code and then needs the callbacks, whatever other
+/// types the crate is built as besides (a `cdylib` beside its `rlib`). A
+/// crate compiled without `--crate-type` nor `--test` is an executable too
+/// (rustc's default): cargo builds a `[[test]]` or `[[bench]]` with
+/// `harness = false` that way, as it does every datatest, libtest-mimic or
+/// custom runner test.
 fn links(args: &[OsString]) -> bool {
     let queries = args
         .iter()
         .any(|a| a.to_string_lossy().starts_with("--print"));
+    let types = crate_types(args);
     args.iter().any(|a| a == "--test")
-        || match value_of(args, "--crate-type").as_deref() {
-            Some(kind) => matches!(kind, "bin" | "proc-macro" | "cdylib" | "dylib"),
-            None => value_of(args, "--crate-name").is_some() && !queries,
-        }
+        || types
+            .iter()
+            .any(|kind| matches!(kind.as_str(), "bin" | "proc-macro" | "cdylib" | "dylib"))
+        || (types.is_empty() && value_of(args, "--crate-name").is_some() && !queries)
 }
 
 fn should_instrument(args: &[OsString]) -> bool {
@@ -116,7 +135,7 @@ fn should_instrument(args: &[OsString]) -> bool {
     InstrumentSet::env_contains(&set, &package, &version)
         && !name.starts_with("build_script_")
         && name != "covcheck_rt"
-        && value_of(args, "--crate-type").as_deref() != Some("proc-macro")
+        && !crate_types(args).iter().any(|kind| kind == "proc-macro")
 }
 
 #[cfg(test)]
@@ -173,6 +192,28 @@ mod tests {
             "proc-macro"
         ])));
         assert!(!links(&args(&["--crate-name", "m", "--crate-type", "lib"])));
+        // A cdylib declared after its rlib: `crate-type = ["rlib", "cdylib"]`.
+        assert!(links(&args(&[
+            "--crate-name",
+            "plugin",
+            "--crate-type",
+            "rlib",
+            "--crate-type",
+            "cdylib"
+        ])));
+        assert!(links(&args(&[
+            "--crate-name",
+            "plugin",
+            "--crate-type=rlib,cdylib"
+        ])));
+        assert!(!links(&args(&[
+            "--crate-name",
+            "m",
+            "--crate-type",
+            "rlib",
+            "--crate-type",
+            "staticlib"
+        ])));
         // A `harness = false` test: neither `--crate-type` nor `--test`.
         assert!(links(&args(&[
             "--crate-name",
