@@ -52,6 +52,100 @@ pub struct TestBinary {
     pub path: PathBuf,
     /// The package directory: test binaries run from there, as under `cargo test`.
     pub package_root: PathBuf,
+    /// Where the shared libraries it links are searched first, as under
+    /// `cargo test`: see [`library_dirs`].
+    pub library_dirs: Vec<PathBuf>,
+}
+
+impl TestBinary {
+    /// The command that runs the binary as `cargo test` does: from its
+    /// package's directory, with the shared libraries of its build found.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(&self.path);
+        command.current_dir(&self.package_root);
+        if let Some(value) = library_path(&self.library_dirs, std::env::var_os(LIBRARY_PATH)) {
+            command.env(LIBRARY_PATH, value);
+        }
+        command
+    }
+}
+
+/// The variable of the dynamic linker's search path, which cargo sets for
+/// the tests it runs.
+const LIBRARY_PATH: &str = if cfg!(windows) {
+    "PATH"
+} else if cfg!(target_os = "macos") {
+    "DYLD_FALLBACK_LIBRARY_PATH"
+} else {
+    "LD_LIBRARY_PATH"
+};
+
+/// The search path `dirs` first, then what it was (`current`); `None` when
+/// there is nothing to add or a directory's name cannot be in the variable.
+fn library_path(
+    dirs: &[PathBuf],
+    current: Option<std::ffi::OsString>,
+) -> Option<std::ffi::OsString> {
+    if dirs.is_empty() {
+        return None;
+    }
+    let current: Vec<PathBuf> = current
+        .map(|value| std::env::split_paths(&value).collect())
+        .unwrap_or_default();
+    std::env::join_paths(dirs.iter().chain(&current)).ok()
+}
+
+/// The directories a test binary's shared libraries are searched in, in
+/// `cargo test`'s order: those the build scripts named
+/// (`cargo::rustc-link-search`) inside the build's output directory (a
+/// `-sys` crate's shared C library), the build's `deps` and output
+/// directories, and the target's standard library (`sysroot_libdir`),
+/// which a proc-macro crate's tests link dynamically (cargo builds them
+/// with `-C prefer-dynamic`). `binary` lies in `<output>/deps` (or
+/// `<output>/examples`).
+fn library_dirs(
+    binary: &Path,
+    script_dirs: &[PathBuf],
+    sysroot_libdir: Option<&Path>,
+) -> Vec<PathBuf> {
+    let Some(output) = binary.parent().and_then(Path::parent) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = script_dirs
+        .iter()
+        .filter(|dir| dir.starts_with(output))
+        .cloned()
+        .collect();
+    dirs.extend([output.join("deps"), output.to_path_buf()]);
+    dirs.extend(sysroot_libdir.map(Path::to_path_buf));
+    let mut seen = std::collections::HashSet::new();
+    dirs.retain(|dir| seen.insert(dir.clone()));
+    dirs
+}
+
+/// A build script's `cargo::rustc-link-search=[KIND=]PATH`, as cargo
+/// reports it: the path.
+fn search_dir(linked_path: &str) -> PathBuf {
+    let kinds = ["native=", "crate=", "dependency=", "framework=", "all="];
+    let path = kinds
+        .iter()
+        .find_map(|kind| linked_path.strip_prefix(kind))
+        .unwrap_or(linked_path);
+    PathBuf::from(path)
+}
+
+/// Where the target's standard library lies as a shared object
+/// (`rustc --print target-libdir`), if rustc says.
+fn sysroot_libdir() -> Option<PathBuf> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .args(["--print", "target-libdir"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(output.stdout).ok()?;
+    let dir = text.trim();
+    (output.status.success() && !dir.is_empty()).then(|| PathBuf::from(dir))
 }
 
 /// Reads the workspace and decides what to build, and where.
@@ -442,9 +536,16 @@ fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, Build
     let mut child = command.spawn().map_err(BuildError::CargoNotRun)?;
     let stdout = child.stdout.take().expect("piped");
     let mut binaries = Vec::new();
+    let mut script_dirs = Vec::new();
     for message in Message::parse_stream(BufReader::new(stdout)) {
-        let Ok(Message::CompilerArtifact(artifact)) = message else {
-            continue;
+        let artifact = match message {
+            Ok(Message::CompilerArtifact(artifact)) => artifact,
+            Ok(Message::BuildScriptExecuted(script)) => {
+                let dirs = script.linked_paths.iter().map(|p| search_dir(p.as_str()));
+                script_dirs.extend(dirs);
+                continue;
+            }
+            _ => continue,
         };
         let Some(executable) = artifact.executable else {
             continue;
@@ -458,10 +559,15 @@ fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, Build
         binaries.push(TestBinary {
             path: executable.into_std_path_buf(),
             package_root: package_dir(package.manifest_path.as_std_path()),
+            library_dirs: Vec::new(),
         });
     }
     if !child.wait().is_ok_and(|status| status.success()) {
         return Err(BuildError::Failed);
+    }
+    let sysroot = sysroot_libdir();
+    for binary in &mut binaries {
+        binary.library_dirs = library_dirs(&binary.path, &script_dirs, sysroot.as_deref());
     }
     Ok(binaries)
 }
@@ -493,6 +599,40 @@ mod tests {
         // By default the engine is the machine's, not the workspace's.
         let (_, engine) = build_dirs(false, target, &home);
         assert!(engine.path.starts_with("/home/u/.cache/covcheck/engine"));
+    }
+
+    #[test]
+    fn test_binaries_find_the_shared_libraries_cargo_test_would() {
+        let scripts = [
+            search_dir("native=/ws/target/debug/build/sys-1/out"),
+            search_dir("/usr/lib/x86_64-linux-gnu"),
+            search_dir("dependency=/ws/target/debug/deps"),
+        ];
+        let sysroot = Path::new("/rust/lib/rustlib/x86_64-unknown-linux-gnu/lib");
+        let dirs = library_dirs(
+            Path::new("/ws/target/debug/deps/props-0123"),
+            &scripts,
+            Some(sysroot),
+        );
+        // The system's directories are the system's to search, as under cargo.
+        assert_eq!(
+            dirs,
+            [
+                Path::new("/ws/target/debug/build/sys-1/out"),
+                Path::new("/ws/target/debug/deps"),
+                Path::new("/ws/target/debug"),
+                sysroot,
+            ]
+        );
+        let joined = library_path(&dirs[..1], Some("/opt/lib".into())).unwrap();
+        assert_eq!(
+            std::env::split_paths(&joined).collect::<Vec<_>>(),
+            [
+                Path::new("/ws/target/debug/build/sys-1/out"),
+                Path::new("/opt/lib")
+            ]
+        );
+        assert_eq!(library_path(&[], Some("/opt/lib".into())), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! seeds would pass for this one's.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use covcheck_protocol::seeds::SeedStore;
 use covcheck_protocol::worker::{LIST_ENV, ListedProperty, parse_listing};
@@ -84,10 +84,10 @@ pub fn discover(
 ) -> Result<Vec<Property>, DiscoverError> {
     let mut properties = Vec::new();
     for binary in binaries {
-        let output = Command::new(&binary.path)
+        let output = binary
+            .command()
             .args(["--list", "--format", "terse"])
             .env(LIST_ENV, "1")
-            .current_dir(&binary.package_root)
             .stdin(Stdio::null())
             .output()
             .map_err(|source| DiscoverError::CannotRun {

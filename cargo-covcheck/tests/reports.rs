@@ -35,6 +35,7 @@ fn property(name: &str) -> Property {
         binary: TestBinary {
             path: PathBuf::from("/target/debug/deps/demo-0123456789abcdef"),
             package_root: PathBuf::from("/src/demo"),
+            library_dirs: Vec::new(),
         },
         manifest_path: Some(PathBuf::from("demo/Cargo.toml")),
     }

@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -216,7 +216,7 @@ impl WorkerFiles {
 
 /// Starts the property's test binary on that one test, as a worker.
 fn spawn(property: &Property, config: &Path, log: File) -> Result<Child, WorkerError> {
-    let mut command = Command::new(&property.binary.path);
+    let mut command = property.binary.command();
     interrupt::die_with_parent(&mut command);
     command
         .args([
@@ -226,7 +226,6 @@ fn spawn(property: &Property, config: &Path, log: File) -> Result<Child, WorkerE
             "--test-threads=1",
         ])
         .env(WORKER_ENV, config)
-        .current_dir(&property.binary.package_root)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))
