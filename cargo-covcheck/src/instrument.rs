@@ -8,7 +8,10 @@
 //!   followed through the runtime, so LibAFL and its dependencies are out,
 //!   while a crate the user's code also depends on (`serde`, say) is in;
 //! - proc-macros and build scripts (they run in the compiler, not in the
-//!   property), and the dependencies only they use;
+//!   property), and the dependencies only they use; but a proc-macro
+//!   package under test is in the set for its own tests' sake (its
+//!   properties run its code in the test binary): the wrapper instruments
+//!   its test targets and never the proc-macro the compiler loads;
 //! - std, which cargo does not rebuild.
 //!
 //! Instrumenting only the crate under test left a campaign blind whenever
@@ -57,7 +60,14 @@ impl InstrumentSet {
         selected: &[PackageId],
         narrowing: &Narrowing<'_>,
     ) -> Result<InstrumentSet, BuildError> {
-        let reachable = reachable_from_workspace(metadata);
+        let mut reachable = reachable_from_workspace(metadata);
+        reachable.extend(
+            metadata
+                .packages
+                .iter()
+                .filter(|p| selected.contains(&p.id) && is_proc_macro(p))
+                .filter(|p| !RUNTIME.contains(&p.name.as_str())),
+        );
         for name in narrowing.only.iter().chain(narrowing.without) {
             if !reachable.iter().any(|p| p.name.as_str() == name) {
                 return Err(BuildError::UnknownCrate(name.clone()));
