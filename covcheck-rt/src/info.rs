@@ -18,6 +18,8 @@ pub enum Target {
     Lib,
     /// A binary's unit tests (`src/main.rs`, `src/bin/<name>.rs`).
     Bin(&'static str),
+    /// An example's unit tests (`examples/<name>.rs` with `test = true`).
+    Example(&'static str),
     /// An integration test (`tests/<name>.rs`).
     Test(&'static str),
 }
@@ -25,18 +27,31 @@ pub enum Target {
 impl Target {
     /// Detects the target from cargo's compile-time environment:
     /// `CARGO_TARGET_TMPDIR` is set only for integration tests and benches,
-    /// `CARGO_BIN_NAME` only for binaries.
-    pub const fn detect(
+    /// `CARGO_BIN_NAME` only for binaries and examples. An example is told
+    /// from a binary by where it runs from ([`built_as_example`]).
+    pub fn detect(
         target_tmpdir: Option<&'static str>,
         bin_name: Option<&'static str>,
         crate_name: &'static str,
     ) -> Target {
         match (target_tmpdir, bin_name) {
             (Some(_), _) => Target::Test(crate_name),
-            (None, Some(bin)) => Target::Bin(bin),
+            (None, Some(bin)) => match std::env::current_exe() {
+                Ok(exe) if built_as_example(&exe) => Target::Example(bin),
+                _ => Target::Bin(bin),
+            },
             (None, None) => Target::Lib,
         }
     }
+}
+
+/// Whether the test binary at `exe` is an example's: cargo builds those,
+/// and no other, into `<target>/<profile>/examples/` (binaries' tests go to
+/// `deps/`). No variable of cargo's tells them apart at compile time.
+fn built_as_example(exe: &Path) -> bool {
+    exe.parent()
+        .and_then(Path::file_name)
+        .is_some_and(|dir| dir == "examples")
 }
 
 /// What the macro knows about a property at compile time.
@@ -75,6 +90,7 @@ impl PropertyInfo {
         match self.target {
             Target::Lib => vec!["--lib".to_string()],
             Target::Bin(name) => vec!["--bin".to_string(), name.to_string()],
+            Target::Example(name) => vec!["--example".to_string(), name.to_string()],
             Target::Test(name) => vec!["--test".to_string(), name.to_string()],
         }
     }
@@ -132,5 +148,23 @@ mod tests {
             info("tool", Target::Bin("tool")).rerun_command(),
             "cargo test -p demo --bin tool -- p --exact"
         );
+        assert_eq!(
+            info("demo", Target::Example("demo")).rerun_command(),
+            "cargo test -p demo --example demo -- p --exact"
+        );
+    }
+
+    #[test]
+    fn examples_are_told_from_binaries_by_their_directory() {
+        assert!(built_as_example(Path::new(
+            "/ws/target/debug/examples/demo-0123456789abcdef"
+        )));
+        assert!(!built_as_example(Path::new(
+            "/ws/target/debug/deps/tool-0123456789abcdef"
+        )));
+        // A package of the workspace under `examples/` is no example.
+        assert!(!built_as_example(Path::new(
+            "/ws/examples/target/debug/deps/demo-0123456789abcdef"
+        )));
     }
 }
