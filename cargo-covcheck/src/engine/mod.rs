@@ -185,10 +185,11 @@ impl EngineLibrary {
         self.sources.join("engine.stamp")
     }
 
-    /// Runs cargo on the engine's sources; the paths of what it built.
-    fn compile(&self) -> Result<Built, BuildError> {
+    /// The cargo command that builds the engine's sources.
+    fn command(&self) -> Command {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut child = Command::new(cargo)
+        let mut command = Command::new(cargo);
+        command
             .args([
                 "build",
                 "--release",
@@ -199,10 +200,21 @@ impl EngineLibrary {
             .arg(self.sources.join("Cargo.toml"))
             .arg("--target-dir")
             .arg(self.root.join("target"))
-            // The user's flags and wrappers are for their crates, not ours.
+            // The user's flags and wrappers are for their crates, not ours:
+            // those of the environment, and those of the `.cargo/config.toml`
+            // cargo finds from the directory `cargo covcheck` runs in (or
+            // from the engine's, inside the user's target directory), which
+            // an empty `CARGO_ENCODED_RUSTFLAGS` overrides.
             .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env("CARGO_ENCODED_RUSTFLAGS", "")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER");
+        command
+    }
+
+    /// Runs cargo on the engine's sources; the paths of what it built.
+    fn compile(&self) -> Result<Built, BuildError> {
+        let mut child = self
+            .command()
             .stdout(Stdio::piped())
             .spawn()
             .map_err(BuildError::CargoNotRun)?;
@@ -271,6 +283,8 @@ pub fn version_hash() -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsStr;
+
     use super::*;
 
     #[test]
@@ -288,6 +302,18 @@ mod tests {
             .collect();
         embedded.sort();
         assert_eq!(on_disk, embedded);
+    }
+
+    #[test]
+    fn the_users_rustflags_stay_out_of_the_engine() {
+        let command = EngineLibrary::under(Path::new("/e")).command();
+        let env: Vec<_> = command.get_envs().collect();
+        assert!(env.contains(&(OsStr::new("RUSTFLAGS"), None)), "{env:?}");
+        // Empty, not unset: cargo then ignores the configured rustflags too.
+        assert!(
+            env.contains(&(OsStr::new("CARGO_ENCODED_RUSTFLAGS"), Some(OsStr::new("")))),
+            "{env:?}"
+        );
     }
 
     #[test]
