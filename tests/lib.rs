@@ -210,6 +210,28 @@ impl Fixture {
         Fixture { dir, name: example }
     }
 
+    /// A workspace of several crates: each `(path, contents)` of `files`
+    /// written as is, where `{covcheck-rt}` stands for covcheck-rt's path
+    /// (`covcheck-rt = { path = "{covcheck-rt}" }`). `name` is the
+    /// directory of its seeds, as for [`Fixture::new`]; the crates' names
+    /// must be unique among the fixtures, as theirs are.
+    pub fn workspace(name: &'static str, files: &[(&str, &str)]) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let rt = workspace_root().join("covcheck-rt");
+        for (path, contents) in files {
+            let path = dir.path().join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let contents = contents.replace("{covcheck-rt}", &rt.display().to_string());
+            fs::write(path, contents).unwrap();
+        }
+        fs::copy(
+            workspace_root().join("Cargo.lock"),
+            dir.path().join("Cargo.lock"),
+        )
+        .unwrap();
+        Fixture { dir, name }
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
