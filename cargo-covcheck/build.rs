@@ -1,5 +1,5 @@
 //! Builds `stubs.c` into a static archive that the binary embeds and links
-//! into every instrumented target (see `src/compile.rs`).
+//! into every instrumented target (see `src/compile/mod.rs`).
 
 fn main() {
     println!("cargo::rerun-if-changed=src/stubs.c");

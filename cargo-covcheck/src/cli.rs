@@ -257,6 +257,10 @@ pub struct BuildArgs {
     /// Test all packages of the workspace.
     #[arg(long)]
     pub workspace: bool,
+    /// Leave this package out (repeatable), e.g. of --workspace: one whose
+    /// instrumented build fails.
+    #[arg(long, value_name = "SPEC")]
+    pub exclude: Vec<String>,
     /// Features to activate (space or comma separated).
     #[arg(short = 'F', long, value_name = "FEATURES")]
     pub features: Vec<String>,

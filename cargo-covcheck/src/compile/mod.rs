@@ -211,35 +211,42 @@ fn metadata(build: &BuildArgs) -> Result<Metadata, BuildError> {
     Ok(command.exec()?)
 }
 
-/// The packages `-p`/`--workspace` choose, as `cargo test` would.
+/// The packages `-p`/`--workspace` choose, as `cargo test` would, less
+/// those `--exclude` names.
 fn chosen_packages<'m>(
     metadata: &'m Metadata,
     build: &BuildArgs,
 ) -> Result<Vec<&'m Package>, BuildError> {
     let members: Vec<&Package> = metadata.workspace_packages();
-    if build.workspace {
-        return Ok(members);
-    }
-    if build.package.is_empty() {
-        return Ok(match metadata.root_package() {
+    let member = |spec: &String| {
+        members
+            .iter()
+            .find(|p| p.name.as_str() == spec)
+            .copied()
+            .ok_or_else(|| BuildError::UnknownPackage {
+                spec: spec.clone(),
+                members: members.iter().map(|p| p.name.to_string()).collect(),
+            })
+    };
+    let excluded = build
+        .exclude
+        .iter()
+        .map(member)
+        .collect::<Result<Vec<_>, _>>()?;
+    let chosen = if build.workspace {
+        members.clone()
+    } else if build.package.is_empty() {
+        match metadata.root_package() {
             Some(root) => vec![root],
             None => metadata.workspace_default_packages(),
-        });
-    }
-    build
-        .package
-        .iter()
-        .map(|spec| {
-            members
-                .iter()
-                .find(|p| p.name.as_str() == spec)
-                .copied()
-                .ok_or_else(|| BuildError::UnknownPackage {
-                    spec: spec.clone(),
-                    members: members.iter().map(|p| p.name.to_string()).collect(),
-                })
-        })
-        .collect()
+        }
+    } else {
+        build.package.iter().map(member).collect::<Result<_, _>>()?
+    };
+    Ok(chosen
+        .into_iter()
+        .filter(|p| !excluded.iter().any(|e| e.id == p.id))
+        .collect())
 }
 
 /// Of the `chosen` packages, those that depend on covcheck-rt, and the
@@ -599,6 +606,39 @@ mod tests {
         // By default the engine is the machine's, not the workspace's.
         let (_, engine) = build_dirs(false, target, &home);
         assert!(engine.path.starts_with("/home/u/.cache/covcheck/engine"));
+    }
+
+    #[test]
+    fn exclude_leaves_packages_out_of_any_choice() {
+        let metadata = MetadataCommand::new()
+            .manifest_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml"))
+            .exec()
+            .unwrap();
+        let names = |build: &BuildArgs| -> Vec<String> {
+            let chosen = chosen_packages(&metadata, build).unwrap();
+            chosen.iter().map(|p| p.name.to_string()).collect()
+        };
+        let workspace = BuildArgs {
+            workspace: true,
+            exclude: vec!["xtask".to_string()],
+            ..BuildArgs::default()
+        };
+        let chosen = names(&workspace);
+        assert!(chosen.contains(&"cargo-covcheck".to_string()), "{chosen:?}");
+        assert!(!chosen.contains(&"xtask".to_string()), "{chosen:?}");
+        let packages = BuildArgs {
+            package: vec!["xtask".to_string(), "covcheck-rt".to_string()],
+            exclude: vec!["xtask".to_string()],
+            ..BuildArgs::default()
+        };
+        assert_eq!(names(&packages), ["covcheck-rt"]);
+        let unknown = BuildArgs {
+            workspace: true,
+            exclude: vec!["no-such-package".to_string()],
+            ..BuildArgs::default()
+        };
+        let error = chosen_packages(&metadata, &unknown).unwrap_err();
+        assert!(error.to_string().contains("`no-such-package`"), "{error}");
     }
 
     #[test]
