@@ -125,8 +125,9 @@ pub enum BuildError {
     Write(#[from] WriteError),
     #[error("cannot find this executable: {0}")]
     CurrentExe(io::Error),
-    #[error("the build failed (cargo's messages are above)")]
-    Failed,
+    /// Cargo failed: where and why, and the way out.
+    #[error("{0}")]
+    Failed(crate::compile::BuildFailure),
     /// The campaign engine library did not build ([`crate::engine`]).
     #[error(
         "covcheck's campaign engine did not build in {} (cargo's messages are above); \
@@ -377,7 +378,16 @@ mod tests {
 
     #[test]
     fn usage_errors_are_2_and_covchecks_own_are_3() {
-        assert_eq!(Error::from(BuildError::Failed).exit_code(), exit::USAGE);
+        let failed = crate::compile::BuildFailure {
+            build: crate::compile::FailedBuild::Plain,
+            targets: Vec::new(),
+            build_scripts: Vec::new(),
+            under_test: 1,
+        };
+        assert_eq!(
+            Error::from(BuildError::Failed(failed)).exit_code(),
+            exit::USAGE
+        );
         let unreadable = DiscoverError::Unreadable {
             binary: PathBuf::from("t"),
             problem: "p".to_string(),

@@ -526,3 +526,78 @@ fn a_property_in_an_example() {
         "-p tk_example --example demo -- tests::decodes --exact",
     );
 }
+
+/// A workspace whose instrumented build fails where `cargo test`'s does
+/// not: one crate links C that defines a SanitizerCoverage callback (as a
+/// fuzzer's runtime does), which covcheck-rt defines in campaigns too.
+const CLASH_FILES: &[(&str, &str)] = &[
+    (
+        "Cargo.toml",
+        "[workspace]\nresolver = \"2\"\nmembers = [\"clash\", \"fine\"]\n\n[workspace.dependencies]\ncovcheck-rt = { path = \"{covcheck-rt}\" }\n",
+    ),
+    (
+        "clash/Cargo.toml",
+        manifest!("tk_clash", "2021", "[build-dependencies]\ncc = \"1\"\n"),
+    ),
+    (
+        "clash/build.rs",
+        "fn main() {\n    println!(\"cargo::rerun-if-changed=src/hooks.c\");\n    cc::Build::new().file(\"src/hooks.c\").compile(\"tk_hooks\");\n}\n",
+    ),
+    (
+        "clash/src/hooks.c",
+        concat!(
+            "#include <stdint.h>\n\n",
+            "/* Comparison hooks of its own, as a fuzzer's runtime has. */\n",
+            "static uint64_t comparisons;\n\n",
+            "void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b) { (void)a; (void)b; comparisons++; }\n\n",
+            "uint64_t tk_comparisons(void) { return comparisons; }\n"
+        ),
+    ),
+    (
+        "clash/src/lib.rs",
+        concat!(
+            "extern \"C\" {\n    fn tk_comparisons() -> u64;\n}\n\n",
+            "pub fn decode(x: u32) -> Result<u32, ()> {\n",
+            "    if unsafe { tk_comparisons() } == u64::MAX { Err(()) } else { Ok(x) }\n}\n",
+            property!("#[cfg(test)]\n", "super::decode(x)")
+        ),
+    ),
+    ("fine/Cargo.toml", manifest!("tk_fine", "2021", "")),
+    (
+        "fine/src/lib.rs",
+        concat!(decoder!(), property!("#[cfg(test)]\n", "super::decode(x)")),
+    ),
+];
+
+/// covcheck names the target whose instrumented build failed, says why in
+/// its own words and gives the way out, which works.
+#[test]
+fn a_failed_instrumented_build_names_the_target_why_and_the_way_out() {
+    let fixture = Fixture::workspace("tk_clash", CLASH_FILES);
+    let (built, output) = fixture.cargo(&["test", "--workspace", "--no-run"]);
+    assert!(built, "plain `cargo test` builds it:\n{output}");
+
+    let failed = run(&fixture, &["--workspace"]);
+    assert_eq!(failed.code, Some(2), "{}", failed.stderr);
+    for expected in [
+        "error: the instrumented build failed in `tk_clash` (tests of the library): linking with",
+        "It links a SanitizerCoverage callback of its own, `__sanitizer_cov_trace_cmp4`",
+        "its properties still run under plain `cargo test`.\n  \
+         `--exclude tk_clash` runs the campaigns of the other packages without it",
+    ] {
+        assert!(
+            failed.stderr.contains(expected),
+            "{expected}\n{}",
+            failed.stderr
+        );
+    }
+
+    let rest = run(&fixture, &["--workspace", "--exclude", "tk_clash"]);
+    assert_eq!(rest.code, Some(1), "{}", rest.stderr);
+    planted_bug_found_in(
+        &rest,
+        "tk_fine::tests::decodes",
+        "-p tk_fine --lib -- tests::decodes --exact",
+    );
+    assert_eq!(findings(&rest.events).len(), 1);
+}

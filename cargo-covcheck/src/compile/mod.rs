@@ -12,17 +12,24 @@
 //! about three minutes on two cores), is built outside the user's
 //! dependency graph and cached once per machine, keyed by its sources.
 
-use std::io::BufReader;
+use std::io::{BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use cargo_metadata::{CargoOpt, Message, Metadata, MetadataCommand, Package, PackageId};
+use cargo_metadata::{
+    CargoOpt, Message, Metadata, MetadataCommand, Package, PackageId, TargetKind,
+};
 
 use crate::cli::BuildArgs;
 use crate::engine::EngineLibrary;
 use crate::error::{BuildError, WriteError};
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
 use crate::wrapper::{COUNT_EDGES_ENV, KEEP_DEAD_CODE_ENV, STUBS_ENV, WRAPPER_ENV};
+
+mod failure;
+
+pub use failure::{BuildFailure, FailedBuild};
+use failure::{Diagnosis, PackageFacts};
 
 /// The weak callback archive built by `build.rs`.
 const STUBS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libcovcheck_sancov_stubs.a"));
@@ -341,6 +348,21 @@ impl Plan {
     fn package(&self, id: &PackageId) -> Option<&Package> {
         self.metadata.packages.iter().find(|p| &p.id == id)
     }
+
+    /// What the plan says of package `id`, for a failed build's diagnosis.
+    fn facts(&self, id: &PackageId) -> PackageFacts {
+        let package = self.package(id);
+        let name = package.map_or_else(|| id.repr.clone(), |p| p.name.to_string());
+        let instrumented = package.is_some_and(|p| {
+            let key = (p.name.to_string(), p.version.to_string());
+            self.instrumented.packages.contains(&key)
+        });
+        PackageFacts {
+            name,
+            instrumented,
+            under_test: self.selected.contains(id),
+        }
+    }
 }
 
 /// Which build of the tests.
@@ -367,18 +389,20 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
     if kind != Build::Plain {
         check_toolchain()?;
     }
-    run_build(plan, build_command(plan, build, kind)?)
+    let failed = match kind {
+        Build::Plain => FailedBuild::Plain,
+        _ => FailedBuild::Instrumented {
+            release: build.release,
+        },
+    };
+    run_build(plan, build_command(plan, build, kind)?, failed)
 }
 
 /// The `cargo test --no-run` command of a build.
 fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
-    command.args([
-        "test",
-        "--no-run",
-        "--message-format=json-render-diagnostics",
-    ]);
+    command.args(["test", "--no-run", message_format()]);
     if let Some(path) = &build.manifest_path {
         command.arg("--manifest-path").arg(path);
     }
@@ -536,24 +560,58 @@ fn rustc_version(text: &str) -> Option<(u32, u32, u32)> {
     Some((parts.next()??, parts.next()??, parts.next()??))
 }
 
+/// Cargo's JSON messages with the compiler's diagnostics in them, which
+/// [`run_build`] prints as cargo would (in colour where cargo would use
+/// it): with them, covcheck can say which target failed.
+fn message_format() -> &'static str {
+    let colour = match std::env::var("CARGO_TERM_COLOR").as_deref() {
+        Ok("always") => true,
+        Ok("never") => false,
+        _ => std::io::stderr().is_terminal(),
+    };
+    if colour {
+        "--message-format=json-diagnostic-rendered-ansi"
+    } else {
+        "--message-format=json"
+    }
+}
+
 /// Runs the cargo build and collects the test binaries of the selected
-/// packages from its JSON messages.
-fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, BuildError> {
+/// packages from its JSON messages, printing the compiler's diagnostics;
+/// when it fails, says where and why (`failed` says which build it was).
+fn run_build(
+    plan: &Plan,
+    mut command: Command,
+    failed: FailedBuild,
+) -> Result<Vec<TestBinary>, BuildError> {
     command.stdout(Stdio::piped()).stderr(Stdio::inherit());
     let mut child = command.spawn().map_err(BuildError::CargoNotRun)?;
     let stdout = child.stdout.take().expect("piped");
     let mut binaries = Vec::new();
     let mut script_dirs = Vec::new();
+    let mut diagnosis = Diagnosis::default();
     for message in Message::parse_stream(BufReader::new(stdout)) {
         let artifact = match message {
             Ok(Message::CompilerArtifact(artifact)) => artifact,
+            Ok(Message::CompilerMessage(message)) => {
+                if let Some(rendered) = &message.message.rendered {
+                    eprint!("{rendered}");
+                }
+                diagnosis.compiler_message(&message, plan.facts(&message.package_id));
+                continue;
+            }
             Ok(Message::BuildScriptExecuted(script)) => {
+                diagnosis.build_script_ran(&script.package_id);
                 let dirs = script.linked_paths.iter().map(|p| search_dir(p.as_str()));
                 script_dirs.extend(dirs);
                 continue;
             }
             _ => continue,
         };
+        if artifact.target.kind.contains(&TargetKind::CustomBuild) {
+            let name = plan.facts(&artifact.package_id).name;
+            diagnosis.build_script_compiled(&artifact.package_id, &name);
+        }
         let Some(executable) = artifact.executable else {
             continue;
         };
@@ -570,7 +628,8 @@ fn run_build(plan: &Plan, mut command: Command) -> Result<Vec<TestBinary>, Build
         });
     }
     if !child.wait().is_ok_and(|status| status.success()) {
-        return Err(BuildError::Failed);
+        let failure = diagnosis.conclude(failed, plan.selected.len());
+        return Err(BuildError::Failed(failure));
     }
     let sysroot = sysroot_libdir();
     for binary in &mut binaries {
