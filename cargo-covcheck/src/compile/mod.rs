@@ -89,6 +89,9 @@ const LIBRARY_PATH: &str = if cfg!(windows) {
 
 /// The search path `dirs` first, then what it was (`current`); `None` when
 /// there is nothing to add or a directory's name cannot be in the variable.
+/// On macOS an unset `DYLD_FALLBACK_LIBRARY_PATH` means `$HOME/lib`,
+/// `/usr/local/lib` and `/usr/lib`, which setting it would lose: as cargo
+/// does, they come last.
 fn library_path(
     dirs: &[PathBuf],
     current: Option<std::ffi::OsString>,
@@ -96,9 +99,15 @@ fn library_path(
     if dirs.is_empty() {
         return None;
     }
-    let current: Vec<PathBuf> = current
+    let mut current: Vec<PathBuf> = current
         .map(|value| std::env::split_paths(&value).collect())
         .unwrap_or_default();
+    if cfg!(target_os = "macos") && current.is_empty() {
+        if let Some(home) = std::env::var_os("HOME") {
+            current.push(PathBuf::from(home).join("lib"));
+        }
+        current.extend(["/usr/local/lib", "/usr/lib"].map(PathBuf::from));
+    }
     std::env::join_paths(dirs.iter().chain(&current)).ok()
 }
 
