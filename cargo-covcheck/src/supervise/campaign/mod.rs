@@ -21,6 +21,10 @@ use covcheck_protocol::worker::{
     Event as WorkerEvent, Finding, Progress, WorkerConfig, WorkerMode,
 };
 
+mod policy;
+
+use policy::{Ended, MAX_FRUITLESS_WORKERS, Step, after_worker, lane_share, size_start};
+
 use super::Settings;
 use super::broker::Broker;
 use super::conclusion;
@@ -45,12 +49,6 @@ pub enum Sharing<'n> {
     /// findings are announced to the other machines.
     Network(&'n Network),
 }
-
-/// How many workers in a row may end before their campaign started (an
-/// engine that cannot start, a corpus entry that kills every worker that
-/// loads it) before the lane gives up with an error instead of restarting
-/// them for the rest of the budget.
-const MAX_FRUITLESS_WORKERS: u32 = 5;
 
 /// Runs the campaign of `property` on `workers` workers to the end of its
 /// budget.
@@ -133,13 +131,6 @@ fn start_broker(settings: &Settings, property: &Property) -> Result<Broker, Stri
     let (work, _) = property_dirs(property, &settings.covcheck_dir);
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     Broker::start_local(program, &work.join("broker.log"))
-}
-
-/// Whether the campaign goes on with another worker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Step {
-    Continue,
-    Stop,
 }
 
 /// One property's campaign in progress, shared by its lanes.
@@ -433,7 +424,14 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
                 return Step::Stop;
             }
         }
-        after_worker(found, self.settings.keep_going)
+        let ended = if found {
+            Ended::Found
+        } else if outcome.done && !errors {
+            Ended::Done
+        } else {
+            Ended::Otherwise
+        };
+        after_worker(ended, self.settings.keep_going)
     }
 
     /// The campaign's summary, once every lane has ended.
@@ -447,60 +445,5 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
             self.workers,
             errors,
         )
-    }
-}
-
-/// Where lane `lane` of `workers` starts its size steps: the first at the
-/// smallest bound, the last at the full size, the others spread between.
-/// One worker deepens the search step by step; several search the steps
-/// side by side (a property whose bug needs a large input is found by the
-/// last lane at once, one with a small bug still early by the first).
-fn size_start(lane: usize, workers: usize) -> f64 {
-    if workers <= 1 {
-        0.0
-    } else {
-        lane as f64 / (workers - 1) as f64
-    }
-}
-
-/// The executions of `--runs` that lane `lane` of `workers` runs: an even
-/// share, the first lanes taking one more when it does not divide.
-fn lane_share(runs: u64, workers: usize, lane: usize) -> u64 {
-    let workers = workers.max(1) as u64;
-    runs / workers + u64::from((lane as u64) < runs % workers)
-}
-
-/// Whether another worker follows one that `found` failures (a death is
-/// one): only with `--keep-going`, which restarts from the corpus cache
-/// until the budget is spent. A worker that found nothing either spent the
-/// budget or ended without telling why (its errors were reported).
-fn after_worker(found: bool, keep_going: bool) -> Step {
-    if found && keep_going {
-        Step::Continue
-    } else {
-        Step::Stop
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_lanes_share_the_runs_and_spread_over_the_size_steps() {
-        let shares: Vec<u64> = (0..3).map(|lane| lane_share(10, 3, lane)).collect();
-        assert_eq!(shares, [4, 3, 3]);
-        assert_eq!(lane_share(10, 1, 0), 10);
-        assert_eq!(size_start(0, 1), 0.0, "one worker steps from the smallest");
-        let starts: Vec<f64> = (0..3).map(|lane| size_start(lane, 3)).collect();
-        assert_eq!(starts, [0.0, 0.5, 1.0]);
-    }
-
-    #[test]
-    fn a_campaign_goes_on_after_a_failure_only_with_keep_going() {
-        assert_eq!(after_worker(true, true), Step::Continue);
-        assert_eq!(after_worker(true, false), Step::Stop, "the first failure");
-        assert_eq!(after_worker(false, true), Step::Stop, "the budget is spent");
-        assert_eq!(after_worker(false, false), Step::Stop);
     }
 }
