@@ -97,14 +97,25 @@ fn segments() -> BTreeMap<i64, Segment> {
         .collect()
 }
 
-/// The process group of `pid`, unless it is gone or a zombie (which has
-/// let go of its memory already).
+/// The process group of `pid`, unless it is gone or a zombie whose
+/// threads have all ended (then it has let go of its memory: a zombie
+/// leader whose other threads are still exiting has not, and on a busy
+/// machine that takes a while).
 fn group_of(pid: i32) -> Option<i32> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // pid (comm) state ppid pgrp ...
     let (_, rest) = stat.rsplit_once(')')?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    (fields[0] != "Z").then(|| fields[2].parse().ok())?
+    let exited = |state: &str| state == "Z" || state == "X";
+    let threads_alive = fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .filter_map(|task| fs::read_to_string(task.ok()?.path().join("stat")).ok())
+        .any(|stat| {
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            state.is_some_and(|rest| !exited(&rest[..1]))
+        });
+    (!exited(fields[0]) || threads_alive).then(|| fields[2].parse().ok())?
 }
 
 /// The live processes of process group `group`.
