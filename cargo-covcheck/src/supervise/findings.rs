@@ -160,10 +160,10 @@ impl<'s> Findings<'s> {
     }
 
     /// Lane `lane`'s worker died of `death` after the campaign's first
-    /// `at` executions and time: saves its input now, then has a second
-    /// worker reproduce and shrink it, unless it is known. Whether it was a
-    /// failure (not so for a worker killed from outside whose input does
-    /// not fail again).
+    /// `at` executions and time. Whether it was a failure: not so for a
+    /// death that may be the machine's doing and whose input does not fail
+    /// again ([`Findings::reproduced_death`]); any other is saved at once,
+    /// then reproduced and shrunk ([`Findings::save_then_shrink`]).
     pub fn died(
         &self,
         out: &Outlet<'_, '_>,
@@ -178,8 +178,23 @@ impl<'s> Findings<'s> {
         // machine too busy to run it in time) rather than to its input.
         let doubtful = death.from_outside || death.kind == FailureKind::Timeout;
         if doubtful && interrupt::interrupted().is_none() {
-            return self.reproduced_death(out, lane, (work, config), death, at);
+            self.reproduced_death(out, lane, (work, config), death, at)
+        } else {
+            self.save_then_shrink(out, lane, (work, config), death, at);
+            true
         }
+    }
+
+    /// Saves the input of `death` now, then has a second worker reproduce
+    /// and shrink it, unless it is known; interrupted, it stays unshrunk.
+    fn save_then_shrink(
+        &self,
+        out: &Outlet<'_, '_>,
+        lane: usize,
+        (work, config): (&Path, &WorkerConfig),
+        death: &Death,
+        at: (u64, Duration),
+    ) {
         forget_cached(config, &death.choices);
         let unshrunk = Finding {
             execs_to_find: at.0,
@@ -187,14 +202,13 @@ impl<'s> Findings<'s> {
             ..unshrunk_death(death)
         };
         if !self.claim(unshrunk.kind, &unshrunk.location) {
-            return true;
+            return;
         }
         let seed = self.save(out.property, &unshrunk, true);
         let pending = Pending { unshrunk, seed };
         if interrupt::interrupted().is_some() {
             self.state().shrinking.insert(lane, Some(pending));
-            self.worker_ended(out, lane);
-            return true;
+            return self.worker_ended(out, lane);
         }
         let shrunk = match shrink_crash(out.property, work, config, self.settings, death) {
             Ok(finding) => finding,
@@ -205,7 +219,6 @@ impl<'s> Findings<'s> {
             },
         };
         self.conclude(out, lane, pending, shrunk);
-        true
     }
 
     /// Lane `lane`'s worker died of `death`, which may be the machine's
@@ -235,7 +248,8 @@ impl<'s> Findings<'s> {
             }
             // Interrupted while reproducing it: kept as it was, unjudged.
             Err(_) if interrupt::interrupted().is_some() => {
-                self.died(out, lane, (work, config), death, at)
+                self.save_then_shrink(out, lane, (work, config), death, at);
+                true
             }
             Err(problem) => {
                 let cause = if death.from_outside {
