@@ -377,7 +377,7 @@ pub struct RunArgs {
     /// build of its own; the campaign keeps the costliest input of each
     /// input size, grows inputs with copies of their own parts, fits how
     /// the cost grows with the size (linear, n log n, quadratic, cubic,
-    /// exponential), plots it under <target>/covcheck/perf/, and saves the
+    /// exponential), plots it under `<target>/covcheck/perf/`, and saves the
     /// costliest input as a `kind = "performance"` seed. A property with
     /// `#[covcheck(max_cost = N)]` fails on an input that costs more.
     /// `#[covcheck(perf)]` makes a property run this way without --perf.

@@ -4,7 +4,7 @@
 //! build directory of its own so that the user's normal build stays valid.
 //!
 //! That build directory is the workspace's own, `<target>/covcheck/build`
-//! (see [`build_dirs`]), never one shared by name: cargo tells two path
+//! (see `build_dirs`), never one shared by name: cargo tells two path
 //! packages of one name and version apart only by their path relative to
 //! their workspace, so two checkouts of one crate sharing a build directory
 //! took each other's test binaries for their own. What is worth sharing
@@ -60,7 +60,7 @@ pub struct TestBinary {
     /// The package directory: test binaries run from there, as under `cargo test`.
     pub package_root: PathBuf,
     /// Where the shared libraries it links are searched first, as under
-    /// `cargo test`: see [`library_dirs`].
+    /// `cargo test`: see `library_dirs`.
     pub library_dirs: Vec<PathBuf>,
 }
 

@@ -10,7 +10,7 @@
 //! built once per machine and engine version: no crate ever recompiles it.
 //!
 //! Once built, the library and the broker are copied beside the sources
-//! and stamped ([`stamp`]); each campaign checks them against the stamp
+//! and stamped (`stamp`); each campaign checks them against the stamp
 //! first, so that a cached file that was damaged since is rebuilt rather
 //! than failing in every worker.
 

@@ -13,7 +13,7 @@
 //! dropped. A worker reports a failure it caught in-process (a panic) as
 //! [`Caught`](covcheck_protocol::worker::Event::Caught), shrinks it, then
 //! as a `Finding`; a failure that killed its worker (a [`Death`]) is
-//! shrunk here, in a second worker ([`shrink_crash`]).
+//! shrunk here, in a second worker (`shrink_crash`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -162,8 +162,8 @@ impl<'s> Findings<'s> {
     /// Lane `lane`'s worker died of `death` after the campaign's first
     /// `at` executions and time. Whether it was a failure: not so for a
     /// death that may be the machine's doing and whose input does not fail
-    /// again ([`Findings::reproduced_death`]); any other is saved at once,
-    /// then reproduced and shrunk ([`Findings::save_then_shrink`]).
+    /// again (`reproduced_death`); any other is saved at once,
+    /// then reproduced and shrunk (`save_then_shrink`).
     pub fn died(
         &self,
         out: &Outlet<'_, '_>,
