@@ -251,10 +251,19 @@ impl Fixture {
     /// the caller's `COVCHECK_SEED` or `COVCHECK_CASES`); returns (success,
     /// stdout + stderr).
     pub fn cargo_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+        self.cargo_in(self.path(), args, env)
+    }
+
+    /// Runs cargo with `args` and `env` from the directory `dir`, as a user
+    /// whose shell is there would.
+    pub fn cargo_in(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let output = Command::new(cargo)
             .args(args)
-            .current_dir(self.path())
+            .current_dir(dir)
+            // As a shell that `cd`'d there sets it: covcheck-rt's rerun
+            // commands are written for this directory.
+            .env("PWD", dir)
             .env("CARGO_TARGET_DIR", target_dir())
             .env_remove("COVCHECK_SEED")
             .env_remove("COVCHECK_CASES")

@@ -5,7 +5,7 @@
 //!
 //! Plain `cargo test`, the worker and campaigns all start from it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::Attributes;
 use covcheck_protocol::seeds::SeedStore;
@@ -54,6 +54,30 @@ fn built_as_example(exe: &Path) -> bool {
         .is_some_and(|dir| dir == "examples")
 }
 
+/// The `--manifest-path` a command given in `invoked_from` needs to reach
+/// the package at `crate_root`: none from the package's own directory
+/// (where `-p` alone finds it), a relative path from a directory above it,
+/// the absolute path from anywhere else or when the directory is unknown.
+/// Without it, `-p <package>` fails from a directory whose workspace does
+/// not have the package.
+fn manifest_path_from(crate_root: &Path, invoked_from: Option<&Path>) -> Option<PathBuf> {
+    let manifest = crate_root.join("Cargo.toml");
+    let Some(invoked_from) = invoked_from else {
+        return Some(manifest);
+    };
+    let (root, from) = match (crate_root.canonicalize(), invoked_from.canonicalize()) {
+        (Ok(root), Ok(from)) => (root, from),
+        _ => (crate_root.to_path_buf(), invoked_from.to_path_buf()),
+    };
+    if root == from {
+        return None;
+    }
+    match root.strip_prefix(&from) {
+        Ok(relative) => Some(relative.join("Cargo.toml")),
+        Err(_) => Some(manifest),
+    }
+}
+
 /// What the macro knows about a property at compile time.
 #[derive(Clone, Copy, Debug)]
 pub struct PropertyInfo {
@@ -95,9 +119,18 @@ impl PropertyInfo {
         }
     }
 
-    /// The command that runs just this property.
+    /// The command that runs just this property, from the directory
+    /// `cargo test` was run in: cargo runs test binaries in their package's
+    /// directory but passes the shell's `PWD` on unchanged.
     pub fn rerun_command(&self) -> String {
-        self.listing().rerun_command(None)
+        let invoked_from = std::env::var_os("PWD").map(PathBuf::from);
+        self.rerun_command_from(invoked_from.as_deref())
+    }
+
+    /// The command that runs just this property, from `invoked_from`.
+    fn rerun_command_from(&self, invoked_from: Option<&Path>) -> String {
+        let manifest = manifest_path_from(Path::new(self.crate_root), invoked_from);
+        self.listing().rerun_command(manifest.as_deref())
     }
 
     /// How the test binary describes this property to `cargo covcheck`.
@@ -134,23 +167,48 @@ mod tests {
         }
     }
 
+    /// From the package's own directory.
+    fn home() -> Option<&'static Path> {
+        Some(Path::new("/tmp/demo"))
+    }
+
     #[test]
     fn rerun_commands_name_the_target_and_exact_test() {
         assert_eq!(
-            info("demo::tests", Target::Lib).rerun_command(),
+            info("demo::tests", Target::Lib).rerun_command_from(home()),
             "cargo test -p demo --lib -- tests::p --exact"
         );
         assert_eq!(
-            info("props", Target::Test("props")).rerun_command(),
+            info("props", Target::Test("props")).rerun_command_from(home()),
             "cargo test -p demo --test props -- p --exact"
         );
         assert_eq!(
-            info("tool", Target::Bin("tool")).rerun_command(),
+            info("tool", Target::Bin("tool")).rerun_command_from(home()),
             "cargo test -p demo --bin tool -- p --exact"
         );
         assert_eq!(
-            info("demo", Target::Example("demo")).rerun_command(),
+            info("demo", Target::Example("demo")).rerun_command_from(home()),
             "cargo test -p demo --example demo -- p --exact"
+        );
+    }
+
+    #[test]
+    fn rerun_commands_reach_the_package_from_where_cargo_test_ran() {
+        let lib = info("demo::tests", Target::Lib);
+        let above = lib.rerun_command_from(Some(Path::new("/tmp")));
+        assert_eq!(
+            above,
+            "cargo test --manifest-path demo/Cargo.toml -p demo --lib -- tests::p --exact"
+        );
+        let elsewhere = lib.rerun_command_from(Some(Path::new("/somewhere/else")));
+        assert!(
+            elsewhere.starts_with("cargo test --manifest-path /tmp/demo/Cargo.toml -p demo"),
+            "{elsewhere}"
+        );
+        let unknown = lib.rerun_command_from(None);
+        assert!(
+            unknown.contains("--manifest-path /tmp/demo/Cargo.toml"),
+            "{unknown}"
         );
     }
 

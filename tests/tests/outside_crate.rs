@@ -65,6 +65,36 @@ fn a_failure_is_shrunk_saved_replayed_and_kept_after_the_fix() {
 }
 
 #[test]
+fn the_rerun_line_works_from_the_directory_cargo_test_ran_in() {
+    let fixture = Fixture::new("outside_rerun", FAILING);
+    let above = fixture.path().parent().unwrap();
+    let manifest = fixture.path().join("Cargo.toml");
+    let manifest = manifest.to_str().unwrap();
+    let (passed, output) = fixture.cargo_in(above, &["test", "--manifest-path", manifest], &[]);
+    assert!(!passed, "the property fails:\n{output}");
+    let rerun = output
+        .lines()
+        .map(str::trim)
+        .find(|line| line.starts_with("cargo test "))
+        .unwrap_or_else(|| panic!("no rerun line:\n{output}"));
+    let name = fixture.path().file_name().unwrap().to_str().unwrap();
+    assert!(
+        rerun.starts_with(&format!(
+            "cargo test --manifest-path {name}/Cargo.toml -p outside_rerun"
+        )),
+        "a path relative to where cargo test ran: {rerun}"
+    );
+
+    let args: Vec<&str> = rerun.split_whitespace().skip(1).collect();
+    let (passed, output) = fixture.cargo_in(above, &args, &[]);
+    assert!(!passed, "`{rerun}` runs the failing property:\n{output}");
+    assert!(
+        output.contains("1 failed") && output.contains("tests::p"),
+        "`{rerun}` runs just that property:\n{output}"
+    );
+}
+
+#[test]
 fn a_corrupt_seed_fails_the_test_by_name_and_is_left_untouched() {
     let fixture = Fixture::new("outside_corrupt", FIXED);
     let dir = fixture.seed_dir("p");
