@@ -93,8 +93,9 @@ pub enum BuildError {
     UnknownPackage { spec: String, members: Vec<String> },
     #[error(
         "no selected package depends on covcheck-rt ({}), so there are no properties to run.\n  \
-         Add it to the package under test:  cargo add --dev covcheck-rt",
-        packages.join(", ")
+         Add it to the package under test:  {}",
+        packages.join(", "),
+        add_runtime_command(packages)
     )]
     NoRuntime { packages: Vec<String> },
     #[error("bad --target-dir {}: {source}", dir.display())]
@@ -331,6 +332,28 @@ pub enum ArgError {
     NotMemory(String),
 }
 
+/// The `cargo add` line that gives one of `packages` the runtime (with
+/// `-p <package>` to fill in when there are several): from the sources
+/// this `cargo-covcheck` was built from while they are still there
+/// (`cargo install --path`), as covcheck-rt is not on crates.io yet; from
+/// the registry, at this version, otherwise.
+fn add_runtime_command(packages: &[String]) -> String {
+    let package = match packages {
+        [] | [_] => String::new(),
+        [_, ..] => " -p <package>".to_string(),
+    };
+    let sources = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../covcheck-rt");
+    match std::fs::canonicalize(&sources) {
+        Ok(path) if path.join("Cargo.toml").is_file() => {
+            format!("cargo add --dev{package} --path {}", path.display())
+        }
+        _ => format!(
+            "cargo add --dev{package} covcheck-rt@{}",
+            env!("CARGO_PKG_VERSION")
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,5 +430,22 @@ mod tests {
             "{other_checkout}"
         );
         assert_eq!(Error::from(other_checkout).exit_code(), exit::USAGE);
+    }
+
+    #[test]
+    fn the_runtime_is_added_from_the_sources_this_binary_was_built_from() {
+        let command = add_runtime_command(&["dut".to_string()]);
+        let path = command.strip_prefix("cargo add --dev --path ").unwrap();
+        assert!(
+            std::path::Path::new(path).join("Cargo.toml").is_file(),
+            "{command}"
+        );
+        assert!(path.ends_with("covcheck-rt"), "{command}");
+    }
+
+    #[test]
+    fn several_packages_leave_the_package_to_choose() {
+        let packages = ["a".to_string(), "b".to_string()];
+        assert!(add_runtime_command(&packages).starts_with("cargo add --dev -p <package> "));
     }
 }

@@ -10,8 +10,8 @@ use cargo_covcheck::discover::Property;
 use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError};
 use cargo_covcheck::perf::{PerfReport, PerfSeed, growth};
 use cargo_covcheck::report::events::{
-    FoundBy, Minimized, PropertyMinimized, ReplaySummary, Reported, RunSummary, Saving, Stale,
-    Suite, Summary, Written,
+    FailureSeed, FoundBy, JudgedDeath, Minimized, PropertyMinimized, ReplaySummary, Reported,
+    RunSummary, Saving, Stale, Suite, Summary, Written,
 };
 use cargo_covcheck::report::{finding_report, minimize, replay, text};
 use cargo_covcheck::suite_coverage::SuiteCoverage;
@@ -448,17 +448,43 @@ fn a_minimize_block_that_saved_pruned_and_left_out_crashes() {
         ..MinimizeReport::default()
     };
     let dir = PathBuf::from("/src/demo/covcheck-seeds/demo/tests/survives");
-    let death = Death {
-        kind: FailureKind::Abort,
-        detail: "aborted (SIGABRT)".to_string(),
-        choices: vec![77],
+    let death = |kind, detail: &str, choices: Vec<u64>| Death {
+        kind,
+        detail: detail.to_string(),
+        choices,
         from_outside: false,
     };
+    let shrunk = |kind, x: &str| Finding {
+        args: vec![("x".to_string(), x.to_string())],
+        shrink_runs: 3,
+        ..finding(kind)
+    };
+    let deaths = vec![
+        JudgedDeath::Failure {
+            death: death(FailureKind::Abort, "aborted (SIGABRT)", vec![77]),
+            finding: Box::new(shrunk(FailureKind::Abort, "77")),
+            seed: FailureSeed::Existing(dir.join("aaaaaaaaaaaaaaaa.toml")),
+        },
+        JudgedDeath::Failure {
+            death: death(FailureKind::Timeout, "ran longer than 1000 ms", vec![78, 1]),
+            finding: Box::new(shrunk(FailureKind::Timeout, "78")),
+            seed: FailureSeed::NotSaved,
+        },
+        JudgedDeath::PassedAlone {
+            death: death(
+                FailureKind::Timeout,
+                "ran longer than 1000 ms",
+                vec![5, 0, 9],
+            ),
+            problem: "the input that ended the worker did not crash when run alone (it passed)"
+                .to_string(),
+        },
+    ];
     let minimized = PropertyMinimized {
         property: &survives,
         result: Ok(Minimized {
             report: Box::new(report),
-            deaths: vec![death],
+            deaths,
             suite: Suite::Saved(Saving {
                 written: Some(Written {
                     seeds: 4,

@@ -27,6 +27,14 @@ use crate::worker::{
 pub enum Message {
     /// A property's campaign started.
     Started { property: String },
+    /// A property's campaign resumed from `read` saved inputs (its corpus
+    /// cache and seeds); its corpus started with `kept` entries, as inputs
+    /// that reach no coverage the ones before them did not are not kept.
+    Resumed {
+        property: String,
+        read: usize,
+        kept: usize,
+    },
     /// Live progress of a property's campaign.
     Status {
         property: String,
@@ -127,6 +135,7 @@ impl Message {
     pub fn property(&self) -> Option<&str> {
         match self {
             Message::Started { property }
+            | Message::Resumed { property, .. }
             | Message::Status { property, .. }
             | Message::WorkerDied { property, .. }
             | Message::Finding { property, .. }

@@ -265,7 +265,13 @@ pub enum Event {
     Started {
         /// Coverage counters in the instrumented code (0: not instrumented).
         counters: usize,
+        /// Corpus entries once the saved and first fresh inputs ran.
         corpus: usize,
+        /// Saved inputs it started from (the corpus cache and the covering
+        /// and performance seeds): only those that reach coverage the ones
+        /// before did not are corpus entries.
+        #[serde(default)]
+        resumed: usize,
     },
     Status(Progress),
     /// A failure was caught, as it was caught (`execs_to_find`: this

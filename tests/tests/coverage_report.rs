@@ -68,11 +68,11 @@ fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
     // Two campaigns, the second resuming the first, then the report.
     for seed in ["1", "2"] {
         let output = fixture.covcheck(&["--runs", "2000", "--seed", seed]);
-        assert!(
-            output.status.success(),
-            "{}",
-            covcheck_e2e::text_of(&output)
-        );
+        let text = covcheck_e2e::text_of(&output);
+        assert!(output.status.success(), "{text}");
+        // The second says what it resumed from, and why its corpus is smaller.
+        let resumed = text.contains("resumed from ") && text.contains("the corpus starts with");
+        assert_eq!(resumed, seed == "2", "{text}");
     }
     let output = fixture.covcheck(&["report", "--message-format", "json"]);
     assert!(

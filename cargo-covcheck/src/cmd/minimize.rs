@@ -19,10 +19,12 @@ use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::error::{Error, MinimizeError, WorkerError};
 use crate::exit::Outcome;
-use crate::report::events::{Minimized, PropertyMinimized, Saving, Stale, Suite, Written};
+use crate::report::events::{
+    FailureSeed, JudgedDeath, Minimized, PropertyMinimized, Saving, Stale, Suite, Written,
+};
 use crate::report::{Event, Reporter};
 use crate::suite_coverage::CoverageRecord;
-use crate::supervise::{Death, Settings, pool, property_key, run_worker, tool_request};
+use crate::supervise::{Settings, pool, property_key, run_worker, shrink_crash, tool_request};
 
 pub fn run(args: &MinimizeArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
     let filter = Filter {
@@ -59,23 +61,35 @@ pub fn run(args: &MinimizeArgs, reporter: &mut dyn Reporter) -> Result<Outcome, 
 const MAX_RESTARTS: usize = 16;
 
 /// What the minimize workers of one property reported, and the inputs that
-/// ended one of them (crashes and hangs, left out of the suite).
+/// ended one of them (crashes and hangs, left out of the suite), as judged
+/// when run alone.
 struct Measured {
     report: Box<MinimizeReport>,
-    deaths: Vec<Death>,
+    /// Failures have no seed yet: `keep` decides where they are kept.
+    deaths: Vec<JudgedDeath>,
 }
 
 /// Runs the minimize worker of one property. An input that crashes or hangs
 /// ends the worker; a new one starts that skips it, so that one bad corpus
 /// entry (or shrinking candidate) does not cost the whole suite.
+///
+/// Each such input is first run alone, as a campaign does before it saves
+/// a death: one that fails again is a failure (shown by its value, and
+/// saved with `--save`); one that passes (a timeout on a busy machine) is
+/// measured again, and left out only if it ends a worker a second time.
 fn measure(property: &Property, settings: &Settings) -> Result<Measured, MinimizeError> {
-    let mut deaths: Vec<Death> = Vec::new();
+    let mut judged: Vec<JudgedDeath> = Vec::new();
+    let mut skip: Vec<Vec<u64>> = Vec::new();
+    let mut passed_once: Vec<Vec<u64>> = Vec::new();
     loop {
-        let skip = deaths.iter().map(|d| d.choices.clone()).collect();
-        let (work, config) = tool_request(property, settings, WorkerMode::Minimize { skip });
+        let mode = WorkerMode::Minimize { skip: skip.clone() };
+        let (work, config) = tool_request(property, settings, mode);
         let outcome = run_worker(property, &work, &config, settings, |_| {})?;
         if let Some(report) = outcome.minimized {
-            return Ok(Measured { report, deaths });
+            return Ok(Measured {
+                report,
+                deaths: judged,
+            });
         }
         let Some(death) = outcome.death else {
             return Err(if outcome.errors.is_empty() {
@@ -84,11 +98,28 @@ fn measure(property: &Property, settings: &Settings) -> Result<Measured, Minimiz
                 WorkerError::Several(outcome.errors).into()
             });
         };
-        let again = deaths.iter().any(|d| d.choices == death.choices);
-        if again || deaths.len() >= MAX_RESTARTS {
+        let again = skip.contains(&death.choices);
+        if again || skip.len() + passed_once.len() >= MAX_RESTARTS {
             return Err(MinimizeError::KeepsDying { death, again });
         }
-        deaths.push(death);
+        match shrink_crash(property, &work, &config, settings, &death) {
+            Ok(finding) => {
+                skip.push(death.choices.clone());
+                judged.push(JudgedDeath::Failure {
+                    death,
+                    finding: Box::new(finding),
+                    seed: FailureSeed::NotSaved,
+                });
+            }
+            Err(_) if !passed_once.contains(&death.choices) => {
+                passed_once.push(death.choices);
+            }
+            Err(problem) => {
+                skip.push(death.choices.clone());
+                let problem = problem.to_string();
+                judged.push(JudgedDeath::PassedAlone { death, problem });
+            }
+        }
     }
 }
 
@@ -101,6 +132,10 @@ fn keep(
     covcheck_dir: &Path,
 ) -> Minimized {
     let Measured { report, deaths } = measured;
+    let deaths = deaths
+        .into_iter()
+        .map(|judged| keep_failure(property, judged, args.save))
+        .collect();
     let mut record = CoverageRecord {
         // Shrinking can reach features the campaign did not.
         features: report.measured.features.max(report.after.features),
@@ -123,6 +158,32 @@ fn keep(
         suite,
         coverage,
         record_error: record.save(&record_path).err(),
+    }
+}
+
+/// Where the failure an input showed is kept: in the seed file that holds
+/// the input already, else (with `save`) in a new failure seed.
+fn keep_failure(property: &Property, judged: JudgedDeath, save: bool) -> JudgedDeath {
+    let JudgedDeath::Failure { death, finding, .. } = judged else {
+        return judged;
+    };
+    let store = property.seed_store();
+    let (seeds, _) = store.load_valid();
+    let seed = match seeds.iter().find(|s| s.indices == death.choices) {
+        Some(existing) => FailureSeed::Existing(existing.path.clone()),
+        None if !save => FailureSeed::NotSaved,
+        None => {
+            let file = SeedFile::of_finding(&property.listing.full_path, &finding, false);
+            match store.save(&file) {
+                Ok(path) => FailureSeed::Saved(path),
+                Err(error) => FailureSeed::Failed(format!("{}: {error}", store.dir().display())),
+            }
+        }
+    };
+    JudgedDeath::Failure {
+        death,
+        finding,
+        seed,
     }
 }
 

@@ -31,8 +31,11 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     // Only campaigns load the engine: built after the tests, so that a crate
     // that does not compile, or has no properties, hears so first.
     if let Err(unusable) = plan.engine.check() {
-        if let Unusable::Damaged(damage) = &unusable {
-            reporter.report(Event::EngineDamaged(damage));
+        match &unusable {
+            Unusable::Damaged(damage) => reporter.report(Event::EngineDamaged(damage)),
+            Unusable::NotBuilt => reporter.report(Event::EngineBuilding {
+                dir: plan.engine.root(),
+            }),
         }
         plan.engine.build()?;
     }

@@ -130,6 +130,12 @@ impl EngineLibrary {
         }
     }
 
+    /// The directory that holds every engine version and the build's
+    /// target directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// Whether the library and the broker are there and intact, as the
     /// stamp written when they were built describes them.
     pub fn check(&self) -> Result<(), Unusable> {

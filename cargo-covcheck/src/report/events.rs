@@ -17,6 +17,7 @@ use crate::engine::Damage;
 use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use crate::exit::Outcome;
 use crate::network::{FoundElsewhere, Network};
+
 use crate::perf::PerfReport;
 use crate::suite_coverage::SuiteCoverage;
 use crate::supervise::Death;
@@ -33,6 +34,9 @@ pub enum Event<'a> {
     /// `run`: the cached campaign engine is not what was built; it is
     /// rebuilt before the campaigns start.
     EngineDamaged(&'a Damage),
+    /// `run`: the campaign engine is not built yet on this machine (or for
+    /// this covcheck version); it is built now, once, into `dir`.
+    EngineBuilding { dir: &'a Path },
     /// `list`: one property, its number of readable seeds, and the seed
     /// files it could not read.
     Listed {
@@ -86,6 +90,12 @@ pub struct CoverageWritten<'a> {
 #[derive(Debug)]
 pub enum Update {
     Started,
+    /// The campaign resumed from `read` saved inputs, of which `kept` are
+    /// corpus entries (with its first fresh inputs).
+    Resumed {
+        read: usize,
+        kept: usize,
+    },
     /// The campaign's status, summed over its `workers` workers.
     Progress {
         progress: Progress,
@@ -213,13 +223,43 @@ impl PropertyMinimized<'_> {
 #[derive(Debug)]
 pub struct Minimized {
     pub report: Box<MinimizeReport>,
-    /// The inputs that ended a worker (crashes and hangs), left out.
-    pub deaths: Vec<Death>,
+    /// The inputs that ended a worker (crashes and hangs), left out, each
+    /// as it was judged when run alone.
+    pub deaths: Vec<JudgedDeath>,
     pub suite: Suite,
     /// What the seeds on disk now cover, as `replay` will report it.
     pub coverage: SuiteCoverage,
     /// Why the coverage record for `replay` could not be kept.
     pub record_error: Option<WriteError>,
+}
+
+/// An input that ended a minimize worker, run again alone.
+#[derive(Debug)]
+pub enum JudgedDeath {
+    /// It fails alone too: a bug, which no covering seed can hold.
+    Failure {
+        death: Death,
+        /// The failure reproduced and shrunk, its value rendered.
+        finding: Box<Finding>,
+        seed: FailureSeed,
+    },
+    /// It passed alone, twice: the machine was likely too busy to run it
+    /// in time, or something outside killed the worker. Left out of the
+    /// suite this time only.
+    PassedAlone { death: Death, problem: String },
+}
+
+/// Which seed replays a failure `minimize` met.
+#[derive(Debug)]
+pub enum FailureSeed {
+    /// A seed file holds this input already.
+    Existing(PathBuf),
+    /// Saved now, as a failure seed (`--save`).
+    Saved(PathBuf),
+    /// `--save` was not given.
+    NotSaved,
+    /// Writing it failed.
+    Failed(String),
 }
 
 /// What became of a minimized suite.

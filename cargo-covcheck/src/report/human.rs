@@ -48,6 +48,7 @@ impl Reporter for HumanReporter {
                     "warning: the cached campaign engine is damaged: {damage}; rebuilding it"
                 );
             }
+            Event::EngineBuilding { dir } => eprintln!("{}", text::engine_building(dir)),
             Event::Listed {
                 property,
                 seeds,
@@ -115,6 +116,9 @@ impl Live {
         let name = &property.listing.full_path;
         match update {
             Update::Started => self.started(i, name),
+            Update::Resumed { read, kept } => {
+                self.println(&format!("covcheck: {name}: {}", text::resumed(read, kept)));
+            }
             Update::Progress { progress, workers } => {
                 let line = text::status_line(&progress, workers, self.findings[i]);
                 if let Some((_, bars)) = &self.bars {

@@ -72,6 +72,11 @@ fn message(property: &Property, update: Update) -> Message {
     let name = property.listing.full_path.clone();
     match update {
         Update::Started => Message::Started { property: name },
+        Update::Resumed { read, kept } => Message::Resumed {
+            property: name,
+            read,
+            kept,
+        },
         Update::Progress { progress, workers } => Message::Status {
             property: name,
             progress,

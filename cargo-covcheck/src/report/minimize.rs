@@ -6,13 +6,11 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use covcheck_protocol::seeds::SeedFile;
-use covcheck_protocol::worker::{MinimizeReport, SuiteStats};
+use covcheck_protocol::worker::{Finding, MinimizeReport, SuiteStats};
 
-use super::events::{Minimized, PropertyMinimized, Saving, Stale, Suite};
-use super::text::human_count;
+use super::events::{FailureSeed, JudgedDeath, Minimized, PropertyMinimized, Saving, Stale, Suite};
+use super::text::{elided, elided_choices, human_count};
 use crate::discover::Property;
-use crate::supervise::Death;
 
 /// The block of one property, every line ending in a newline.
 pub fn block(minimized: &PropertyMinimized<'_>) -> String {
@@ -112,39 +110,97 @@ fn shrunk_note(report: &MinimizeReport) -> String {
     note
 }
 
-/// Names the inputs that ended a worker: each is a bug the suite cannot
-/// hold as a covering seed, which a campaign shrinks and saves.
-fn deaths(property: &Property, deaths: &[Death]) -> String {
+/// Names the inputs that ended a worker: each that fails alone too is a
+/// bug the suite cannot hold as a covering seed, shown by its value with
+/// the seed that replays it; the others are named as the machine's doubt.
+fn deaths(property: &Property, deaths: &[JudgedDeath]) -> String {
     let mut out = String::new();
-    if deaths.is_empty() {
-        return out;
-    }
-    line(
-        &mut out,
-        format_args!(
-            "  {} input(s) crashed or hung the property and were left out:",
-            deaths.len()
-        ),
-    );
-    for death in deaths {
+    let failures: Vec<_> = deaths
+        .iter()
+        .filter_map(|judged| match judged {
+            JudgedDeath::Failure {
+                death,
+                finding,
+                seed,
+            } => Some((death, finding, seed)),
+            JudgedDeath::PassedAlone { .. } => None,
+        })
+        .collect();
+    if !failures.is_empty() {
         line(
             &mut out,
             format_args!(
-                "    {}: {}: `{}`",
-                death.kind.describe(),
-                death.detail,
-                SeedFile::format_indices(&death.choices)
+                "  {} input(s) crashed or hung the property and were left out:",
+                failures.len()
             ),
         );
     }
-    line(
-        &mut out,
-        format_args!(
-            "  to shrink and save the failure as a seed: cargo covcheck --exact {}",
-            property.listing.full_path
-        ),
-    );
+    for (death, finding, seed) in failures {
+        line(
+            &mut out,
+            format_args!(
+                "    {}: {}: {}",
+                death.kind.describe(),
+                death.detail,
+                value(finding)
+            ),
+        );
+        line(
+            &mut out,
+            format_args!("      {}", replayed_by(property, seed)),
+        );
+    }
+    for judged in deaths {
+        if let JudgedDeath::PassedAlone { death, problem } = judged {
+            line(
+                &mut out,
+                format_args!(
+                    "  warning: an input ended a worker twice ({}), but run alone: {problem}. \
+                     Left out of this suite only: `{}`",
+                    death.detail,
+                    elided_choices(&death.choices)
+                ),
+            );
+        }
+    }
     out
+}
+
+/// A failure's value as the property's arguments, shrunk; its choices
+/// when it has none.
+fn value(finding: &Finding) -> String {
+    if finding.args.is_empty() {
+        return format!("`{}`", elided_choices(&finding.choices));
+    }
+    let args: Vec<String> = (finding.args.iter())
+        .map(|(name, value)| format!("{name} = {}", elided(value)))
+        .collect();
+    let shrunk = if finding.shrink_runs > 0 {
+        " (shrunk)"
+    } else {
+        ""
+    };
+    format!("{}{shrunk}", args.join(", "))
+}
+
+/// What replays a failure, or how to have it replayed.
+fn replayed_by(property: &Property, seed: &FailureSeed) -> String {
+    let rerun = property.rerun_command();
+    match seed {
+        FailureSeed::Existing(path) => {
+            format!("held by {}; `{rerun}` replays it", path.display())
+        }
+        FailureSeed::Saved(path) => {
+            format!(
+                "saved as a failure seed, {}; `{rerun}` replays it",
+                path.display()
+            )
+        }
+        FailureSeed::NotSaved => format!(
+            "`cargo covcheck minimize --save` saves it as a failure seed, which `{rerun}` replays"
+        ),
+        FailureSeed::Failed(problem) => format!("could not be saved: {problem}"),
+    }
 }
 
 /// What became of the suite.

@@ -2,6 +2,8 @@
 //! each finding and the summary table, as strings, with the small helpers
 //! (counts, plurals) the other reports share.
 
+use std::path::Path;
+
 use covcheck_protocol::limits::is_past_cost_bound;
 use covcheck_protocol::seeds::SeedFile;
 use covcheck_protocol::worker::{FailureKind, Finding, Progress, TargetBest, TokenUse};
@@ -18,6 +20,16 @@ pub fn nothing_matched(filter: Option<&str>) -> String {
         .map(|f| format!(" match `{f}`; `cargo covcheck list` shows them all"))
         .unwrap_or_default();
     format!("no #[covcheck] properties{note}")
+}
+
+/// Said before the engine's one-time build, which would otherwise be
+/// minutes of cargo output nobody asked for.
+pub fn engine_building(dir: &Path) -> String {
+    format!(
+        "Building covcheck's campaign engine (LibAFL) in {}: once for this machine and \
+         covcheck version, a few minutes; later campaigns reuse it",
+        dir.display()
+    )
 }
 
 /// The line that opens a run: `jobs` workers in all, which are spread over
@@ -165,6 +177,19 @@ pub fn found_elsewhere(found: &FoundElsewhere) -> String {
     )
 }
 
+/// Why a resumed campaign's corpus starts smaller than its cache: a saved
+/// input is an entry again only if it reaches coverage the ones before it
+/// did not, but the coverage of every one counts.
+pub fn resumed(read: usize, kept: usize) -> String {
+    format!(
+        "resumed from {} saved inputs (the corpus cache and seeds): the corpus starts with {} \
+         entries, as inputs that reach no coverage the others do not are left out; the \
+         coverage of all of them counts",
+        human_count(read as u64),
+        human_count(kept as u64)
+    )
+}
+
 /// A joining machine lost its hub.
 pub fn hub_lost(address: &str) -> String {
     format!(
@@ -282,7 +307,7 @@ const SHOWN_VALUE_CHARS: usize = 400;
 
 /// `choices` for a report: the first [`SHOWN_CHOICES`], then how many more
 /// (the seed has them all).
-fn elided_choices(choices: &[u64]) -> String {
+pub(super) fn elided_choices(choices: &[u64]) -> String {
     if choices.len() <= SHOWN_CHOICES {
         return format!("{choices:?}");
     }
@@ -299,7 +324,7 @@ fn elided_choices(choices: &[u64]) -> String {
 
 /// A rendered value for a report: its first [`SHOWN_VALUE_CHARS`]
 /// characters, then how many more (the seed has it all).
-fn elided(value: &str) -> String {
+pub(super) fn elided(value: &str) -> String {
     let count = value.chars().count();
     if count <= SHOWN_VALUE_CHARS {
         return value.to_string();

@@ -389,8 +389,10 @@ fn unshrunk_death(death: &Death) -> Finding {
     }
 }
 
-/// Reproduces and shrinks a crash in a second worker.
-fn shrink_crash(
+/// Reproduces and shrinks a crash in a second worker (in `work`, on
+/// `campaign`'s settings): a finding if the input fails alone, why not
+/// otherwise.
+pub fn shrink_crash(
     property: &Property,
     work: &Path,
     campaign: &WorkerConfig,

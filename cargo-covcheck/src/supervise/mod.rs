@@ -37,6 +37,7 @@ use std::time::Duration;
 
 pub use campaign::run_property;
 pub use death::Death;
+pub use findings::shrink_crash;
 pub use paths::{property_dirs, property_key, remove_finished_work_dirs};
 pub use worker::{Stopper, WorkerOutcome, run_stoppable_worker, run_worker, tail, tool_request};
 

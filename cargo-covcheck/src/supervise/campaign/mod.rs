@@ -314,7 +314,15 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
             self.settings,
             Some(self.stopper),
             |event| match event {
-                WorkerEvent::Started { .. } => heard.started = true,
+                WorkerEvent::Started {
+                    corpus, resumed, ..
+                } => {
+                    heard.started = true;
+                    if first && *resumed > 0 {
+                        let (read, kept) = (*resumed, *corpus);
+                        self.out.send(Update::Resumed { read, kept });
+                    }
+                }
                 WorkerEvent::Status(p) => self.status(lane.index, p),
                 WorkerEvent::Caught(unshrunk) => {
                     let unshrunk = self.timed(lane, unshrunk);

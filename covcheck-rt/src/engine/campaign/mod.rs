@@ -184,6 +184,7 @@ impl Campaign<'_, '_> {
         session: &mut Session,
         mut initial: Vec<Vec<u64>>,
     ) -> Result<(), String> {
+        let resumed = initial.len();
         for _ in 0..INITIAL_INPUTS {
             initial.push(self.fresh.draw());
         }
@@ -205,6 +206,7 @@ impl Campaign<'_, '_> {
         emit(&Event::Started {
             counters: sancov::counters().1,
             corpus: session.corpus_count(),
+            resumed,
         });
         Ok(())
     }
