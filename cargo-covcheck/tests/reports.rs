@@ -36,6 +36,7 @@ fn property(name: &str) -> Property {
             path: PathBuf::from("/target/debug/deps/demo-0123456789abcdef"),
             package_root: PathBuf::from("/src/demo"),
             library_dirs: Vec::new(),
+            env: Vec::new(),
         },
         manifest_path: Some(PathBuf::from("demo/Cargo.toml")),
     }

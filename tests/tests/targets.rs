@@ -272,7 +272,13 @@ fn main() {
     ("integ/src/lib.rs", decoder!()),
     (
         "integ/tests/props.rs",
-        "use covcheck_rt::covcheck;\n\n#[covcheck]\nfn decodes(x: u32) {\n    assert!(tk_integ::decode(x).is_ok(), \"the planted bug\");\n}\n",
+        // It reads what `cargo test` sets at run time, as data-driven tests
+        // do: a campaign's workers must see it too.
+        "use covcheck_rt::covcheck;\n\n#[covcheck]\nfn decodes(x: u32) {\n    \
+         let dir = std::env::var(\"CARGO_MANIFEST_DIR\").expect(\"CARGO_MANIFEST_DIR at run time\");\n    \
+         assert!(std::path::Path::new(&dir).join(\"tests/props.rs\").is_file());\n    \
+         assert_eq!(std::env::var(\"CARGO_PKG_NAME\").as_deref(), Ok(\"tk_integ\"));\n    \
+         assert!(tk_integ::decode(x).is_ok(), \"the planted bug\");\n}\n",
     ),
     // A property in an example, which `cargo test` builds as a test.
     (

@@ -25,8 +25,10 @@ use crate::engine::EngineLibrary;
 use crate::error::{BuildError, WriteError};
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
 use crate::wrapper::{COUNT_EDGES_ENV, KEEP_DEAD_CODE_ENV, STUBS_ENV, WRAPPER_ENV};
+use package_env::package_env;
 
 mod failure;
+mod package_env;
 
 pub use failure::{BuildFailure, FailedBuild};
 use failure::{Diagnosis, PackageFacts};
@@ -62,14 +64,19 @@ pub struct TestBinary {
     /// Where the shared libraries it links are searched first, as under
     /// `cargo test`: see `library_dirs`.
     pub library_dirs: Vec<PathBuf>,
+    /// The variables `cargo test` sets for it at run time
+    /// ([`package_env`]).
+    pub env: Vec<(String, String)>,
 }
 
 impl TestBinary {
     /// The command that runs the binary as `cargo test` does: from its
-    /// package's directory, with the shared libraries of its build found.
+    /// package's directory, with cargo's variables for the package and the
+    /// shared libraries of its build found.
     pub fn command(&self) -> Command {
         let mut command = Command::new(&self.path);
         command.current_dir(&self.package_root);
+        command.envs(self.env.iter().map(|(name, value)| (name, value)));
         if let Some(value) = library_path(&self.library_dirs, std::env::var_os(LIBRARY_PATH)) {
             command.env(LIBRARY_PATH, value);
         }
@@ -634,6 +641,7 @@ fn run_build(
             path: executable.into_std_path_buf(),
             package_root: package_dir(package.manifest_path.as_std_path()),
             library_dirs: Vec::new(),
+            env: package_env(package, &artifact.target.name),
         });
     }
     if !child.wait().is_ok_and(|status| status.success()) {
