@@ -9,7 +9,7 @@
 //! Each execution costs one thread-local check; campaigns, which have their
 //! own timeouts, never start a watch.
 //!
-//! The hang limit works on every platform. Catching `std::process::exit`
+//! The hang limit works on every platform (it needs only threads). Catching `std::process::exit`
 //! needs `atexit` and pthread ids, so it is Unix-only: elsewhere (Windows) a
 //! property that exits ends the test binary with the status it chose and
 //! without covcheck's report, as it would in a plain `#[test]`.

@@ -144,7 +144,7 @@
 #[cfg(all(feature = "campaign", not(target_os = "linux")))]
 compile_error!(
     "covcheck-rt's `campaign` feature (which `cargo covcheck` turns on) builds on Linux only: \
-     campaigns run on Linux only. Plain `cargo test` needs no feature and works on every platform."
+     campaigns run on Linux only. Plain `cargo test` needs no feature, and works on macOS and Windows too."
 );
 
 mod case_watch;
