@@ -6,8 +6,6 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::error::ArgError;
-
 #[derive(Parser, Debug)]
 #[command(bin_name = "cargo", styles = clap::builder::Styles::styled())]
 pub enum Cargo {
@@ -60,7 +58,8 @@ What happens:
 Exit status:
   0    every property ran and nothing failed
   1    a property failed (its findings are reported and saved)
-  2    usage or build error: a bad flag, a crate that does not build
+  2    usage or build error: a bad flag, a crate that does not build,
+       a host other than Linux (campaigns run on Linux only)
   3    covcheck's own error: a worker that could not run or reported an
        error, a test binary covcheck cannot read (1 wins if a property
        failed too)
@@ -455,6 +454,31 @@ pub fn parse_duration(text: &str) -> Result<Duration, ArgError> {
         return Err(ArgError::Zero(text.to_string()));
     }
     Ok(duration)
+}
+
+/// A command-line value clap refuses, with what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgError {
+    #[error("0 jobs would run nothing; give 1 or more")]
+    NoJobs,
+    #[error("`{0}` is not a number of jobs")]
+    NotJobs(String),
+    #[error("`{0}` is negative; write e.g. 30s, 5m, 1h or 500ms")]
+    Negative(String),
+    #[error("`{0}` is not a duration; write e.g. 30s, 5m, 1h or 500ms")]
+    NotDuration(String),
+    #[error("unknown unit `{unit}` in `{text}`; use ms, s, m or h")]
+    UnknownUnit { unit: String, text: String },
+    #[error("`{0}` is zero, which would run nothing; give a longer time")]
+    Zero(String),
+    #[error(
+        "a memory limit of {0} MiB is below what a worker needs before it runs any input; \
+         give at least {min} MiB",
+        min = MIN_RSS_LIMIT_MB
+    )]
+    MemoryTooSmall(u64),
+    #[error("`{0}` is not a number of MiB")]
+    NotMemory(String),
 }
 
 #[cfg(test)]

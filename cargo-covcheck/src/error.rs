@@ -307,30 +307,9 @@ impl MinimizeError {
     }
 }
 
-/// A command-line value clap refuses, with what to write instead.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ArgError {
-    #[error("0 jobs would run nothing; give 1 or more")]
-    NoJobs,
-    #[error("`{0}` is not a number of jobs")]
-    NotJobs(String),
-    #[error("`{0}` is negative; write e.g. 30s, 5m, 1h or 500ms")]
-    Negative(String),
-    #[error("`{0}` is not a duration; write e.g. 30s, 5m, 1h or 500ms")]
-    NotDuration(String),
-    #[error("unknown unit `{unit}` in `{text}`; use ms, s, m or h")]
-    UnknownUnit { unit: String, text: String },
-    #[error("`{0}` is zero, which would run nothing; give a longer time")]
-    Zero(String),
-    #[error(
-        "a memory limit of {0} MiB is below what a worker needs before it runs any input; \
-         give at least {min} MiB",
-        min = crate::cli::MIN_RSS_LIMIT_MB
-    )]
-    MemoryTooSmall(u64),
-    #[error("`{0}` is not a number of MiB")]
-    NotMemory(String),
-}
+/// Kept in [`crate::cli`], which builds on every platform (see
+/// [`crate::platform`]); named here too, with the other errors.
+pub use crate::cli::ArgError;
 
 /// The `cargo add` line that gives one of `packages` the runtime (with
 /// `-p <package>` to fill in when there are several): from the sources

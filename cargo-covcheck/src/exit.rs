@@ -6,7 +6,8 @@ pub const PASSED: i32 = 0;
 /// A property failed: a finding, a failing seed.
 pub const FAILED: i32 = 1;
 /// A usage or build error: a bad flag, a crate that does not build, a bad
-/// manifest (clap's own code for a bad command line).
+/// manifest (clap's own code for a bad command line); also every command on
+/// a host other than Linux ([`crate::platform`]).
 pub const USAGE: i32 = 2;
 /// covcheck's own error: a worker that could not run or answered with an
 /// error, a test binary whose listing or events covcheck cannot read.

@@ -19,22 +19,43 @@
 //!
 //! What can go wrong is typed in [`error`], and each way a command ends has
 //! its documented exit status in [`exit`].
+//!
+//! Campaigns run on Linux only ([`platform`]). Elsewhere only the command
+//! line ([`cli`]), the exit statuses and [`platform`] are built, so that
+//! `cargo install` works and every command stops with a clear message.
 
+#[cfg(target_os = "linux")]
 pub mod atomic;
 pub mod cli;
+#[cfg(target_os = "linux")]
 pub mod cmd;
+#[cfg(target_os = "linux")]
 pub mod compile;
+#[cfg(target_os = "linux")]
 pub mod coverage;
+#[cfg(target_os = "linux")]
 pub mod discover;
+#[cfg(target_os = "linux")]
 pub mod engine;
+#[cfg(target_os = "linux")]
 pub mod error;
 pub mod exit;
+#[cfg(target_os = "linux")]
 pub mod instrument;
+#[cfg(target_os = "linux")]
 pub mod interrupt;
+#[cfg(target_os = "linux")]
 pub mod literals;
+#[cfg(target_os = "linux")]
 pub mod network;
+#[cfg(target_os = "linux")]
 pub mod perf;
+pub mod platform;
+#[cfg(target_os = "linux")]
 pub mod report;
+#[cfg(target_os = "linux")]
 pub mod suite_coverage;
+#[cfg(target_os = "linux")]
 pub mod supervise;
+#[cfg(target_os = "linux")]
 pub mod wrapper;

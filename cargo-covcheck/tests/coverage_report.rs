@@ -5,6 +5,9 @@
 //! the pages, and checks of what must hold of any report: escaped text,
 //! no script, consistent lcov records.
 
+// The reports are built on Linux only, where campaigns run.
+#![cfg(target_os = "linux")]
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

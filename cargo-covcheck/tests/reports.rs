@@ -2,6 +2,9 @@
 //! a run, a `minimize` block and the end of a `replay`, each built from
 //! constructed results with fixed paths and times.
 
+// The reports are built on Linux only, where campaigns run.
+#![cfg(target_os = "linux")]
+
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -414,20 +414,21 @@ impl SeedFile {
 
 /// Writes `bytes` to `path` whole or not at all: a hidden temporary file in
 /// the same directory (which no reader of seeds picks up), synced, then
-/// renamed over `path`. Readable by all, like any file a collaborator's
-/// checkout gets (tempfile's default, 0600, is for secrets); the umask still
-/// applies. Creates the directory.
+/// renamed over `path`. On Unix readable by all, like any file a
+/// collaborator's checkout gets (tempfile's default, 0600, is for secrets);
+/// the umask still applies. Elsewhere (Windows) the file gets the directory's
+/// inherited permissions, as any new file does. Creates the directory.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
     fs::create_dir_all(dir)?;
-    let mut temp = tempfile::Builder::new()
-        .prefix(".covcheck-")
-        .suffix(".tmp")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".covcheck-").suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    let mut temp = builder.tempfile_in(dir)?;
     io::Write::write_all(&mut temp, bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
@@ -520,6 +521,7 @@ mod tests {
         assert_eq!(fs::read_dir(store.dir()).unwrap().count(), 1);
     }
 
+    #[cfg(unix)]
     #[test]
     fn seed_files_are_readable_by_collaborators() {
         use std::os::unix::fs::PermissionsExt;

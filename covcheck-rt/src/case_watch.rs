@@ -8,12 +8,19 @@
 //!
 //! Each execution costs one thread-local check; campaigns, which have their
 //! own timeouts, never start a watch.
+//!
+//! The hang limit works on every platform (it needs only threads). Catching `std::process::exit`
+//! needs `atexit` and pthread ids, so it is Unix-only: elsewhere (Windows) a
+//! property that exits ends the test binary with the status it chose and
+//! without covcheck's report, as it would in a plain `#[test]`.
 
 use std::cell::RefCell;
 use std::io::Write as _;
+#[cfg(unix)]
+use std::sync::Once;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Exit status of a test binary ended by a watch (libtest's for a failure).
@@ -33,6 +40,7 @@ thread_local! {
 /// The watches of all threads, by `pthread_self`, for [`on_exit`]: glibc's
 /// `exit` destroys the exiting thread's thread-locals before it runs the
 /// `atexit` handlers, so `CURRENT` is gone by then.
+#[cfg(unix)]
 static WATCHED: Mutex<Vec<(libc::pthread_t, Arc<Shared>)>> = Mutex::new(Vec::new());
 
 /// Watches the property test running on this thread until dropped.
@@ -43,20 +51,23 @@ pub(crate) struct Watch {
 
 impl Watch {
     pub(crate) fn start(property: String, limit: Duration) -> Watch {
-        static AT_EXIT: Once = Once::new();
-        // SAFETY: registers a plain function; see `on_exit`.
-        AT_EXIT.call_once(|| unsafe {
-            libc::atexit(on_exit);
-        });
         let shared = Arc::new(Shared {
             property,
             executions: AtomicU64::new(0),
             doing: Mutex::new(String::new()),
         });
         CURRENT.with(|c| *c.borrow_mut() = Some(shared.clone()));
-        // SAFETY: pthread_self has no preconditions.
-        let thread = unsafe { libc::pthread_self() };
-        lock(&WATCHED).push((thread, shared.clone()));
+        #[cfg(unix)]
+        {
+            static AT_EXIT: Once = Once::new();
+            // SAFETY: registers a plain function; see `on_exit`.
+            AT_EXIT.call_once(|| unsafe {
+                libc::atexit(on_exit);
+            });
+            // SAFETY: pthread_self has no preconditions.
+            let thread = unsafe { libc::pthread_self() };
+            lock(&WATCHED).push((thread, shared.clone()));
+        }
         let (done, wait) = std::sync::mpsc::channel::<()>();
         let watched = shared.clone();
         std::thread::spawn(move || {
@@ -85,6 +96,7 @@ impl Watch {
 impl Drop for Watch {
     fn drop(&mut self) {
         CURRENT.with(|c| c.borrow_mut().take());
+        #[cfg(unix)]
         lock(&WATCHED).retain(|(_, shared)| !Arc::ptr_eq(shared, &self.shared));
         if let Some(done) = self.done.take() {
             let _ = done.send(());
@@ -127,6 +139,7 @@ fn hung(shared: &Shared, limit: Duration) -> ! {
 /// Runs when the process exits: if a property was running a case on the
 /// exiting thread, the case called `std::process::exit`, which must fail the
 /// test.
+#[cfg(unix)]
 extern "C" fn on_exit() {
     // SAFETY: pthread_self has no preconditions.
     let thread = unsafe { libc::pthread_self() };

@@ -52,6 +52,17 @@
 //! coverage instrumentation and runs a coverage-guided campaign on each
 //! property, for bugs that random cases do not reach.
 //!
+//! ## Platforms
+//!
+//! Plain `cargo test` works wherever Rust's standard library does (Linux,
+//! macOS, Windows...): properties replay their seeds, run their random
+//! cases, shrink and save failures everywhere. A case that hangs ends the
+//! test binary with a report everywhere; a case that calls
+//! `std::process::exit` is reported on Unix only (elsewhere it ends the test
+//! binary with the status it chose, as in a plain `#[test]`). Campaigns
+//! (`cargo covcheck`, and the `campaign` feature it turns on) run on Linux
+//! only.
+//!
 //! ## Options
 //!
 //! `#[covcheck(cases = 1000, size = 20, seed = 42, depth = 5)]` sets the
@@ -126,6 +137,15 @@
 //! value and the input that reached it.
 
 #![warn(missing_docs)]
+
+// The campaign worker forks crash children that die with their parent
+// (`prctl(PR_SET_PDEATHSIG)`), reads `/proc` and loads the engine, which
+// shares its pages through Linux's SysV shared memory semantics.
+#[cfg(all(feature = "campaign", not(target_os = "linux")))]
+compile_error!(
+    "covcheck-rt's `campaign` feature (which `cargo covcheck` turns on) builds on Linux only: \
+     campaigns run on Linux only. Plain `cargo test` needs no feature, and works on macOS and Windows too."
+);
 
 mod case_watch;
 mod choice;

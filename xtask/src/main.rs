@@ -19,7 +19,8 @@ chores:
   ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the
              same for covcheck-rt's campaign worker, the engine library
              (covcheck-engine) and covcheck-rt's arbitrary/proptest generators,
-             and bench --quick (what .ci/run runs)
+             clippy of covcheck-rt and cargo-covcheck for Windows and macOS
+             (rustup target add), and bench --quick (what .ci/run runs)
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
@@ -79,6 +80,32 @@ fn main() -> ExitCode {
         other => {
             eprintln!("xtask: unknown chore `{other}`\n\n{USAGE}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// The targets besides Linux that `ci` lints covcheck-rt and cargo-covcheck
+/// for.
+const OTHER_PLATFORMS: [&str; 2] = ["x86_64-pc-windows-gnu", "x86_64-apple-darwin"];
+
+/// Runs one step of `ci` from the workspace root; whether it succeeded,
+/// its failure printed.
+fn step(program: &str, args: &[&str], root: &std::path::Path) -> bool {
+    let name = if program == env!("CARGO") {
+        "cargo"
+    } else {
+        program
+    };
+    eprintln!("xtask: {name} {}", args.join(" "));
+    match Command::new(program).args(args).current_dir(root).status() {
+        Ok(status) if status.success() => true,
+        Ok(_) => {
+            eprintln!("xtask: `{name} {}` failed", args.join(" "));
+            false
+        }
+        Err(e) => {
+            eprintln!("xtask: could not run {name}: {e}");
+            false
         }
     }
 }
@@ -175,21 +202,45 @@ fn ci() -> ExitCode {
         .parent()
         .expect("workspace root");
     for args in steps {
-        eprintln!("xtask: cargo {}", args.join(" "));
-        let status = Command::new(env!("CARGO"))
-            .args(args)
-            .current_dir(root)
-            .status();
-        match status {
-            Ok(status) if status.success() => {}
-            Ok(_) => {
-                eprintln!("xtask: `cargo {}` failed", args.join(" "));
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("xtask: could not run cargo: {e}");
-                return ExitCode::FAILURE;
-            }
+        if !step(env!("CARGO"), args, root) {
+            return ExitCode::FAILURE;
+        }
+    }
+    // Plain `cargo test` with covcheck-rt must build wherever Rust does:
+    // Windows (not Unix) and macOS (a Unix that is not Linux); cargo-covcheck
+    // builds there too, but refuses to run.
+    for target in OTHER_PLATFORMS {
+        let runtime = [
+            "clippy",
+            "-p",
+            "covcheck-rt",
+            "-p",
+            "covcheck-protocol",
+            "--target",
+            target,
+            "--all-targets",
+            "--features",
+            "covcheck-rt/arbitrary,covcheck-rt/proptest",
+            "--",
+            "-D",
+            "warnings",
+        ];
+        let command = [
+            "clippy",
+            "-p",
+            "cargo-covcheck",
+            "--target",
+            target,
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ];
+        if !step("rustup", &["target", "add", target], root)
+            || !step(env!("CARGO"), &runtime, root)
+            || !step(env!("CARGO"), &command, root)
+        {
+            return ExitCode::FAILURE;
         }
     }
     eprintln!("xtask: cargo xtask bench --quick");
