@@ -178,3 +178,22 @@ impl<G: Generator, H: Generator, F: Fn(G::Value) -> H> Generator for FlatMap<G, 
         (self.f)(first).generate(src)
     }
 }
+
+/// How a property lends a `&T` argument from the value generated for it
+/// (`Borrow<T>`): what `#[covcheck]` expands to, with a compile error that
+/// names what a `&T` argument's generator must make.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a `&{T}` argument cannot be lent from the `{Self}` its generator makes",
+    label = "its generator makes `{Self}`",
+    note = "the generator of a `&T` argument makes a value that lends a `&T` (`Borrow<T>`): `Vec<E>` for `&[E]`, `String` or `&'static str` for `&str`, `T` for any other `&T`"
+)]
+pub trait Lend<T: ?Sized> {
+    fn lend(&self) -> &T;
+}
+
+impl<T: ?Sized, V: std::borrow::Borrow<T>> Lend<T> for V {
+    fn lend(&self) -> &T {
+        self.borrow()
+    }
+}
