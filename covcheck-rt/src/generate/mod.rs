@@ -45,6 +45,14 @@ use crate::source::Source;
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "covcheck cannot generate a `{Self}`: it does not implement `covcheck_rt::Generate`",
+    label = "no `Generate` for `{Self}`",
+    note = "for byte or text data, take `Vec<u8>` or `String` (or `&[u8]` or `&str`, generated as those and lent)",
+    note = "for a type of your own, add `#[derive(covcheck_rt::Generate)]` to it, or implement `Generate` by hand",
+    note = "for a type that implements `arbitrary::Arbitrary` (a cargo-fuzz input), put `#[generate(covcheck_rt::generators::arbitrary())]` on the argument (covcheck-rt feature `arbitrary`)",
+    note = "for a proptest strategy, put `#[generate(covcheck_rt::generators::strategy(..))]` on the argument (covcheck-rt feature `proptest`)"
+)]
 pub trait Generate: Sized {
     /// A value built from the choices of `src`.
     fn generate(src: &mut Source) -> Self;
