@@ -21,6 +21,12 @@ use proc_macro::TokenStream;
 /// - Each argument needs a plain name (`x: T` or `mut x: T`) and a type that
 ///   implements `Debug` and `Generate`, unless `#[generate(expr)]` gives it a
 ///   generator.
+/// - A shared reference is generated as an owned value and lent for the
+///   call: `data: &[u8]` as a `Vec<u8>` (any `&[E]` as a `Vec<E>`), `s: &str`
+///   as a `String`, any other `&T` as a `T`. With `#[generate(expr)]`, the
+///   generator's value is lent (`Borrow<T>`): a generator of `Vec<u8>` for
+///   `&[u8]`, of `String` or `&'static str` for `&str`. `&mut T` and named
+///   lifetimes (without a generator) are compile errors.
 /// - The function returns `()` or `Result<(), E>` with `E: Debug`; a panic
 ///   or an `Err` fails the case.
 /// - Options: `cases` (random cases per `cargo test`, default 256), `size`

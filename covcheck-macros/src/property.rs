@@ -5,6 +5,13 @@
 //! `return`s and `?`s work unchanged; the closure generates each argument
 //! (with its `Generate` impl, or the generator given by `#[generate(expr)]`),
 //! records their `Debug` renderings when asked, and calls it.
+//!
+//! An argument of a shared reference type `&T` is generated as an owned
+//! value, which the call lends (`Borrow<T>`): `&str` as a `String`, `&[E]`
+//! as a `Vec<E>`, any other `&T` as a `T` ([`lending`]); with
+//! `#[generate(g)]`, as whatever `g` makes, so `&[u8]` takes a generator of
+//! `Vec<u8>` and `&str` one of `String` or of `&'static str`. The owned
+//! value is what is rendered, so a failure prints as it would for it.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -150,7 +157,11 @@ fn dict_file(value: &syn::Expr) -> syn::Result<syn::LitStr> {
 struct Arg {
     name: syn::Ident,
     mutable: bool,
+    /// The argument's type as written.
     ty: Type,
+    /// For a `&T` argument, lent from an owned value: `T` and the owned
+    /// type generated when no generator is given ([`lending`]).
+    lent: Option<Lent>,
     generator: Option<syn::Expr>,
 }
 
@@ -282,15 +293,28 @@ fn property_closure(args: &[Arg], body_name: &syn::Ident, output: &ReturnType) -
     });
     let draws = args.iter().enumerate().map(|(n, arg)| {
         let (ident, ty) = (&arg.name, &arg.ty);
-        let binding = if arg.mutable { quote!(mut #ident) } else { quote!(#ident) };
-        match &arg.generator {
-            Some(expr) => {
+        // A lent value is only borrowed here: `mut` is the body's own.
+        let binding = if arg.mutable && arg.lent.is_none() {
+            quote!(mut #ident)
+        } else {
+            quote!(#ident)
+        };
+        match (&arg.generator, &arg.lent) {
+            (Some(expr), None) => {
                 let var = format_ident!("__covcheck_generator_{}", n);
                 quote_spanned!(expr.span()=>
                     let #binding: #ty = ::covcheck_rt::__private::Generator::generate(&#var, __covcheck_src);)
             }
-            None => quote_spanned!(ty.span()=>
+            // The generator's value, whatever it is, is lent if it can be.
+            (Some(expr), Some(_)) => {
+                let var = format_ident!("__covcheck_generator_{}", n);
+                quote_spanned!(expr.span()=>
+                    let #binding = ::covcheck_rt::__private::Generator::generate(&#var, __covcheck_src);)
+            }
+            (None, None) => quote_spanned!(ty.span()=>
                 let #binding: #ty = <#ty as ::covcheck_rt::__private::Generate>::generate(__covcheck_src);),
+            (None, Some(Lent { owned, .. })) => quote_spanned!(ty.span()=>
+                let #binding: #owned = <#owned as ::covcheck_rt::__private::Generate>::generate(__covcheck_src);),
         }
     });
     let renders = args.iter().map(|arg| {
@@ -298,7 +322,19 @@ fn property_closure(args: &[Arg], body_name: &syn::Ident, output: &ReturnType) -
         let text = ident.to_string();
         quote_spanned!(arg.ty.span()=> ::covcheck_rt::__private::render_arg(__covcheck_src, #text, &#ident);)
     });
-    let call_args = args.iter().map(|arg| &arg.name);
+    let call_args = args.iter().map(|arg| {
+        let ident = &arg.name;
+        // A generator whose value cannot be lent is the error's place.
+        let span = arg
+            .generator
+            .as_ref()
+            .map_or_else(|| arg.ty.span(), Spanned::span);
+        match &arg.lent {
+            Some(Lent { referent, .. }) => quote_spanned!(span=>
+                <_ as ::covcheck_rt::__private::Lend<#referent>>::lend(&#ident)),
+            None => quote!(#ident),
+        }
+    });
     let call = match output {
         ReturnType::Type(..) => quote! {
             match #body_name(#(#call_args),*) {
@@ -359,6 +395,17 @@ fn check_signature(function: &ItemFn) -> syn::Result<()> {
         return Err(Error::new(
             variadic.span(),
             "a #[covcheck] property cannot be variadic",
+        ));
+    }
+    if let Some(lifetime) = sig.generics.lifetimes().next()
+        && sig.generics.type_params().next().is_none()
+        && sig.generics.const_params().next().is_none()
+    {
+        return Err(Error::new(
+            lifetime.span(),
+            "a #[covcheck] property takes no lifetime parameters: covcheck generates an owned value \
+             for each argument and lends it for one call. Write `data: &[u8]` or `s: &str`, \
+             without a lifetime",
         ));
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
@@ -440,10 +487,12 @@ fn collect_args(function: &mut ItemFn) -> syn::Result<Vec<Arg>> {
                 ));
             }
         };
+        let lent = lending(&typed.ty, generator.is_some())?;
         args.push(Arg {
             name,
             mutable,
             ty: (*typed.ty).clone(),
+            lent,
             generator,
         });
     }
@@ -454,4 +503,67 @@ fn collect_args(function: &mut ItemFn) -> syn::Result<Vec<Arg>> {
         ));
     }
     Ok(args)
+}
+
+/// How a `&T` argument is lent: from a value that implements `Borrow<T>`,
+/// through `covcheck_rt::__private::Lend`, whose error says what a
+/// generator of a `&T` argument must make.
+struct Lent {
+    /// `T`.
+    referent: Type,
+    /// What is generated without `#[generate(..)]`: `String` for `&str`,
+    /// `Vec<E>` for `&[E]`, `T` itself for any other `T` (which must then
+    /// be `Sized`). Decided on the tokens as written, so an alias of `str`
+    /// or of a slice is not recognised.
+    owned: Type,
+}
+
+/// For an argument of type `&T`, how it is lent; `None` for a type that is
+/// not a reference, and for a reference with a named lifetime that has a
+/// generator (`#[generate(sampled_from(..))] method: &'static str`), which
+/// gets the generator's value as before.
+///
+/// A `&mut T` is an error (the property would change a value covcheck
+/// renders and replays), and so is a named lifetime without a generator:
+/// a generated value lives for one call, which `&T` and `&'_ T` say.
+fn lending(ty: &Type, has_generator: bool) -> syn::Result<Option<Lent>> {
+    let reference = match ty {
+        Type::Group(group) => return lending(&group.elem, has_generator),
+        Type::Paren(paren) => return lending(&paren.elem, has_generator),
+        Type::Reference(reference) => reference,
+        _ => return Ok(None),
+    };
+    if reference.mutability.is_some() {
+        return Err(Error::new_spanned(
+            reference,
+            "a #[covcheck] argument cannot be `&mut`: covcheck generates each argument afresh and \
+             reports the value it generated. Take the value itself (`mut x: T`) and borrow it \
+             mutably inside the function",
+        ));
+    }
+    if let Some(lifetime) = &reference.lifetime
+        && lifetime.ident != "_"
+    {
+        if has_generator {
+            return Ok(None);
+        }
+        return Err(Error::new(
+            lifetime.span(),
+            "a #[covcheck] argument's reference takes no named lifetime: covcheck generates an \
+             owned value and lends it to the property for one call. Write `&[u8]` or `&str`, \
+             without the lifetime",
+        ));
+    }
+    let referent = (*reference.elem).clone();
+    let owned = match &referent {
+        Type::Slice(slice) => {
+            let item = &slice.elem;
+            syn::parse_quote_spanned!(ty.span()=> ::std::vec::Vec<#item>)
+        }
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("str") => {
+            syn::parse_quote_spanned!(ty.span()=> ::std::string::String)
+        }
+        other => other.clone(),
+    };
+    Ok(Some(Lent { referent, owned }))
 }

@@ -188,7 +188,7 @@ extern crate self as covcheck_rt;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::config::Attributes;
-    pub use crate::generate::{Generate, Generator};
+    pub use crate::generate::{Generate, Generator, Lend};
     pub use crate::harness::run_test;
     pub use crate::info::{PropertyInfo, Target};
     pub use crate::source::{

@@ -1,6 +1,8 @@
 //! `#[covcheck(seed = 1)]` and `#[derive(Generate)]` as users write them. Every property
 //! here holds, so these tests pass by running their cases. Each has a fixed
 //! RNG seed so that the suite is deterministic; `COVCHECK_SEED` overrides it.
+//! The exceptions, the `planted` module's, fail on purpose and are ignored:
+//! one test runs each in a child process and checks its report.
 #![allow(clippy::type_complexity)]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
@@ -140,4 +142,112 @@ mod nested {
     fn ignored_properties_stay_ignored(x: u8) {
         panic!("an ignored property must not run: {x}");
     }
+}
+
+/// `&[u8]`, `&str` and any other `&T` are generated as their owned forms
+/// (`Vec<u8>`, `String`, `T`) and lent to the property for the call.
+#[covcheck(seed = 11)]
+fn borrowed_arguments_are_lent(data: &[u8], text: &str, pair: &(u8, bool), words: &[String]) {
+    assert_eq!(data.to_vec().len(), data.len());
+    assert_eq!(text.chars().collect::<String>(), text);
+    let _ = (pair.0, pair.1, words.iter().map(String::len).sum::<usize>());
+}
+
+/// A fuzz target's usual shape: the slice is reassigned as it is consumed.
+#[covcheck(seed = 12)]
+fn a_borrowed_argument_can_be_mut(mut data: &[u8]) {
+    let len = data.len();
+    let mut count = 0;
+    while let [_, rest @ ..] = data {
+        data = rest;
+        count += 1;
+    }
+    assert_eq!(count, len);
+}
+
+/// `#[generate(..)]` on a `&T` argument takes any generator whose values
+/// lend a `&T` (`Borrow<T>`): of `Vec<u8>` for `&[u8]`, of `String` or of
+/// `&'static str` for `&str`. A named lifetime takes the generator's values
+/// as they are.
+#[covcheck(seed = 13)]
+fn a_borrowed_argument_takes_a_generator_of_its_owned_form(
+    #[generate(generators::vec(generators::range(b'a'..=b'z'), 1..=8))] word: &[u8],
+) -> Result<(), std::str::Utf8Error> {
+    assert!((1..=8).contains(&word.len()));
+    assert!(
+        std::str::from_utf8(word)?
+            .chars()
+            .all(|c| c.is_ascii_lowercase())
+    );
+    Ok(())
+}
+
+#[covcheck(seed = 16)]
+fn a_borrowed_str_takes_a_generator_of_strings_or_of_literals(
+    #[generate(generators::sampled_from(vec!["GET", "POST"]))] method: &str,
+    #[generate(generators::sampled_from(vec!["a", "b"]))] letter: &'static str,
+    #[generate(generators::any::<String>().map(|s| s.to_uppercase()))] upper: &str,
+) {
+    assert!(method == "GET" || method == "POST");
+    assert!(letter == "a" || letter == "b");
+    assert_eq!(upper, upper.to_uppercase());
+}
+
+/// Properties that fail on purpose. `#[ignore]`d: only
+/// `planted_bugs_in_borrowed_arguments_are_found_and_shrunk` runs them, each
+/// in a child process of this test binary with `COVCHECK_SEEDS=off`, so
+/// that no seed is written into the source tree.
+mod planted {
+    use covcheck_rt::covcheck;
+
+    #[covcheck(seed = 14)]
+    #[ignore = "fails on purpose: run by planted_bugs_in_borrowed_arguments_are_found_and_shrunk"]
+    fn two_high_bytes(data: &[u8]) {
+        let high = data.iter().filter(|&&b| b > 200).count();
+        assert!(high < 2, "{high} bytes above 200");
+    }
+
+    #[covcheck(seed = 15)]
+    #[ignore = "fails on purpose: run by planted_bugs_in_borrowed_arguments_are_found_and_shrunk"]
+    fn a_digit_after_a_letter(text: &str) {
+        let chars: Vec<char> = text.chars().collect();
+        assert!(
+            !chars
+                .windows(2)
+                .any(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_digit()),
+            "a digit after a letter"
+        );
+    }
+}
+
+/// Runs the ignored property `planted::<name>` alone in a child process of
+/// this test binary (no saved seeds, none written, no overrides from the
+/// environment); returns its output, after checking that it failed.
+fn run_planted(name: &str) -> String {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([&format!("planted::{name}"), "--exact", "--ignored"])
+        .env("COVCHECK_SEEDS", "off")
+        .env_remove("COVCHECK_SEED")
+        .env_remove("COVCHECK_CASES")
+        .env_remove("COVCHECK_SIZE")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!output.status.success(), "{name} fails:\n{text}");
+    text
+}
+
+#[test]
+fn planted_bugs_in_borrowed_arguments_are_found_and_shrunk() {
+    let bytes = run_planted("two_high_bytes");
+    assert!(bytes.contains("2 bytes above 200"), "{bytes}");
+    assert!(bytes.contains("data = [201, 201]"), "{bytes}");
+
+    let text = run_planted("a_digit_after_a_letter");
+    assert!(text.contains("a digit after a letter"), "{text}");
+    assert!(text.contains("text = \"a0\""), "{text}");
 }

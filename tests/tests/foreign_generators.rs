@@ -1,18 +1,19 @@
 //! End-to-end: generators brought from other tools. The bundled example
 //! `examples/foreign` (built here from a copy, which is what keeps the code
 //! the book's migration chapter includes compiling) takes a cargo-fuzz style
-//! `Arbitrary` type through `generators::arbitrary()` and a proptest
-//! strategy through `generators::strategy()`, each with a bug behind two
-//! conditions. One campaign with a fixed RNG seed and an execution budget
-//! finds both, shrinks them to their minimal values and saves them; plain
-//! `cargo test` then fails on the seeds; the quickcheck-style properties
-//! hold.
+//! `Arbitrary` type through `generators::arbitrary()`, a cargo-fuzz style
+//! byte slice as a `&[u8]` argument, and a proptest strategy through
+//! `generators::strategy()`, each with a bug behind two conditions. One
+//! campaign with a fixed RNG seed and an execution budget finds all three,
+//! shrinks them to their minimal values and saves them; plain `cargo test`
+//! then fails on the seeds; the quickcheck-style properties hold.
 
 use covcheck_e2e::{Fixture, finding_for, finished, read_seed};
 use covcheck_protocol::seeds::SeedKind;
 use covcheck_protocol::worker::FailureKind;
 
 const DISK: &str = "foreign::disk_fuzzing::takes_any_command";
+const IMAGE: &str = "foreign::image_fuzzing::loads_any_image";
 const ACCOUNT: &str = "foreign::account_properties::a_frozen_account_pays_out_nothing";
 const POINTS: [&str; 2] = [
     "foreign::point_properties::distance_is_symmetric",
@@ -90,6 +91,24 @@ fn foreign_generators_find_shrink_and_save_their_bugs() {
         "shrunk to the minimal command: {command}"
     );
 
+    // The image: the magic `DISK` and a count of one sector, whose bytes
+    // are missing. The `&[u8]` argument shows as the `Vec<u8>` it was
+    // generated as.
+    let image = finding_for(&events, IMAGE);
+    assert_eq!(image.finding.kind, FailureKind::Panic, "{image:?}");
+    assert!(
+        image
+            .finding
+            .message
+            .contains("range end index 32 out of range for slice of length 0"),
+        "{image:?}"
+    );
+    assert_eq!(
+        image.first_arg(),
+        "[68, 73, 83, 75, 1]",
+        "shrunk to the minimal image: {image:?}"
+    );
+
     // The strategy's transactions: a deposit, a freeze and the withdrawal of
     // exactly the balance, the deposit less its fee of 39 cents.
     let account = finding_for(&events, ACCOUNT);
@@ -107,7 +126,7 @@ fn foreign_generators_find_shrink_and_save_their_bugs() {
     assert!(withdrawal > 0 && deposit - 39 == withdrawal, "{txs}");
 
     // Each seed shows its value as the finding did.
-    for finding in [&disk, &account] {
+    for finding in [&disk, &image, &account] {
         let seed = read_seed(finding.saved_seed());
         assert_eq!(seed.file.kind, SeedKind::Failure, "{seed:?}");
         assert_eq!(
@@ -124,11 +143,12 @@ fn foreign_generators_find_shrink_and_save_their_bugs() {
         assert!(execs >= 200_000, "{property}: {execs}");
     }
 
-    // Plain `cargo test` replays both seeds and fails on each.
+    // Plain `cargo test` replays the seeds and fails on each.
     let (passed, text) = fixture.cargo(&["test"]);
     assert!(!passed, "{text}");
     for (property, message) in [
         (DISK, "out of range for slice of length 32"),
+        (IMAGE, "out of range for slice of length 0"),
         (ACCOUNT, "took money out of a frozen account"),
     ] {
         assert!(

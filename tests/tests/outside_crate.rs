@@ -4,8 +4,9 @@
 //! Covers the seed lifecycle users rely on: a failure is shrunk, reported and
 //! saved beside the source; the next run replays the seed first; a fixed
 //! property passes and the seed stays; a corrupted seed fails the test with
-//! its path and is left untouched; and nothing of the campaign engine (LibAFL,
-//! C code) is built for plain `cargo test`.
+//! its path and is left untouched; nothing of the campaign engine (LibAFL,
+//! C code) is built for plain `cargo test`; and an argument of a type
+//! covcheck cannot generate is a compile error that names the ways out.
 
 use std::fs;
 
@@ -137,5 +138,39 @@ fn plain_cargo_test_builds_no_engine_and_no_c_code() {
             !tree.contains(forbidden),
             "`{forbidden}` in the dependency tree:\n{tree}"
         );
+    }
+}
+
+const UNSUPPORTED: &str = r#"
+    #[derive(Debug)]
+    struct Packet {
+        bytes: Vec<u8>,
+    }
+
+    #[covcheck]
+    fn p(packet: &Packet) {
+        let _ = &packet.bytes;
+    }
+"#;
+
+/// trybuild cannot show it (it builds no tests, so the `#[test]` a property
+/// expands to is compiled out): the compiler's error for an argument of a
+/// type covcheck cannot generate carries the `Generate` trait's notes,
+/// which name the ways out.
+#[test]
+fn an_argument_of_a_type_covcheck_cannot_generate_names_the_ways_out() {
+    let fixture = Fixture::new("outside_unsupported", UNSUPPORTED);
+    let (passed, output) = fixture.cargo(&["test", "--no-run"]);
+    assert!(!passed, "{output}");
+    for expected in [
+        "covcheck cannot generate a `Packet`: it does not implement `covcheck_rt::Generate`",
+        "fn p(packet: &Packet) {",
+        "note: for byte or text data, take `Vec<u8>` or `String`",
+        "note: for a type of your own, add `#[derive(covcheck_rt::Generate)]`",
+        "note: for a type that implements `arbitrary::Arbitrary` (a cargo-fuzz input), put \
+         `#[generate(covcheck_rt::generators::arbitrary())]` on the argument",
+        "note: for a proptest strategy, put `#[generate(covcheck_rt::generators::strategy(..))]`",
+    ] {
+        assert!(output.contains(expected), "`{expected}` in:\n{output}");
     }
 }

@@ -45,6 +45,14 @@ use crate::source::Source;
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "covcheck cannot generate a `{Self}`: it does not implement `covcheck_rt::Generate`",
+    label = "no `Generate` for `{Self}`",
+    note = "for byte or text data, take `Vec<u8>` or `String` (or `&[u8]` or `&str`, generated as those and lent)",
+    note = "for a type of your own, add `#[derive(covcheck_rt::Generate)]` to it, or implement `Generate` by hand",
+    note = "for a type that implements `arbitrary::Arbitrary` (a cargo-fuzz input), put `#[generate(covcheck_rt::generators::arbitrary())]` on the argument (covcheck-rt feature `arbitrary`)",
+    note = "for a proptest strategy, put `#[generate(covcheck_rt::generators::strategy(..))]` on the argument (covcheck-rt feature `proptest`)"
+)]
 pub trait Generate: Sized {
     /// A value built from the choices of `src`.
     fn generate(src: &mut Source) -> Self;
@@ -176,5 +184,24 @@ impl<G: Generator, H: Generator, F: Fn(G::Value) -> H> Generator for FlatMap<G, 
     fn generate(&self, src: &mut Source) -> H::Value {
         let first = self.inner.generate(src);
         (self.f)(first).generate(src)
+    }
+}
+
+/// How a property lends a `&T` argument from the value generated for it
+/// (`Borrow<T>`): what `#[covcheck]` expands to, with a compile error that
+/// names what a `&T` argument's generator must make.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a `&{T}` argument cannot be lent from the `{Self}` its generator makes",
+    label = "its generator makes `{Self}`",
+    note = "the generator of a `&T` argument makes a value that lends a `&T` (`Borrow<T>`): `Vec<E>` for `&[E]`, `String` or `&'static str` for `&str`, `T` for any other `&T`"
+)]
+pub trait Lend<T: ?Sized> {
+    fn lend(&self) -> &T;
+}
+
+impl<T: ?Sized, V: std::borrow::Borrow<T>> Lend<T> for V {
+    fn lend(&self) -> &T {
+        self.borrow()
     }
 }

@@ -5,13 +5,16 @@
 //!   a cargo-fuzz target would: the property takes them with
 //!   `covcheck_rt::generators::arbitrary()`. A write of an executable into
 //!   the user area trusts a field of the executable's header.
+//! - The same disk loaded from an image, raw bytes, as the most common
+//!   cargo-fuzz target (`fuzz_target!(|data: &[u8]| ..)`) takes them: the
+//!   property takes a `&[u8]`. The loader trusts the image's sector count.
 //! - A bank account driven by a proptest strategy of transactions, taken
 //!   with `covcheck_rt::generators::strategy(..)`. Withdrawing exactly the
 //!   whole balance (what was deposited less a fee) skips the freeze check.
 //! - Grid points, whose quickcheck properties are rewritten with
 //!   `#[derive(Generate)]`; they hold.
 //!
-//! Both bugs need two conditions at once, one of them an exact value (a
+//! The bugs need two conditions at once, one of them an exact value (a
 //! four-byte magic number; an amount equal to the balance, which no earlier
 //! amount equals), so that the random cases of plain `cargo test` do not
 //! find them and `cargo covcheck` does, through the comparisons the code
@@ -95,6 +98,27 @@ impl Disk {
         }
     }
 }
+
+// ANCHOR: disk_image
+/// The first bytes of a disk image.
+pub const IMAGE_MAGIC: &[u8] = b"DISK";
+
+impl Disk {
+    /// Loads a disk image: [`IMAGE_MAGIC`], a count of sectors (one byte),
+    /// then the first `count` sectors' bytes. `None` for bytes that are not
+    /// an image.
+    pub fn load(image: &[u8]) -> Option<Disk> {
+        let (&count, data) = image.strip_prefix(IMAGE_MAGIC)?.split_first()?;
+        let mut disk = Disk::default();
+        for (n, sector) in disk.sectors.iter_mut().take(usize::from(count)).enumerate() {
+            // The bug: the count is trusted, and an image shorter than it
+            // says is read past its end.
+            sector.copy_from_slice(&data[n * SECTOR..(n + 1) * SECTOR]);
+        }
+        Some(disk)
+    }
+}
+// ANCHOR_END: disk_image
 
 /// A transaction on an account; amounts are in cents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,6 +210,19 @@ mod disk_fuzzing {
     }
 }
 // ANCHOR_END: fuzz_target
+
+// ANCHOR: fuzz_bytes
+#[cfg(test)]
+mod image_fuzzing {
+    use super::Disk;
+    use covcheck_rt::covcheck;
+
+    #[covcheck]
+    fn loads_any_image(image: &[u8]) {
+        let _ = Disk::load(image);
+    }
+}
+// ANCHOR_END: fuzz_bytes
 
 // ANCHOR: strategy
 #[cfg(test)]
