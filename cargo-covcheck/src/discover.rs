@@ -31,7 +31,11 @@ impl Property {
     /// The command that reproduces a failure of this property, from the
     /// directory `cargo covcheck` was run in.
     pub fn rerun_command(&self) -> String {
-        self.listing.rerun_command(self.manifest_path.as_deref())
+        let listing = ListedProperty {
+            package: self.binary.package_spec.clone(),
+            ..self.listing.clone()
+        };
+        listing.rerun_command(self.manifest_path.as_deref())
     }
 
     /// The command that replays this property's seeds on the build that

@@ -40,6 +40,7 @@ fn property(name: &str) -> Property {
             package_root: PathBuf::from("/src/demo"),
             library_dirs: Vec::new(),
             env: Vec::new(),
+            package_spec: "demo".to_string(),
         },
         manifest_path: Some(PathBuf::from("demo/Cargo.toml")),
     }

@@ -7,7 +7,8 @@
 //! `#![no_std]` library, build scripts that compile C (a static library
 //! with the `cc` crate, a shared one with the C compiler), a proc-macro
 //! with properties of its own and a crate that uses it, a `cdylib`,
-//! edition 2015 and 2024 crates, a property behind a feature, one in an
+//! edition 2015 and 2024 crates, a property behind a feature, a package
+//! named like a crate covcheck-rt depends on, one in an
 //! integration test and one in an example. Each test asserts on its kind's
 //! result from one shared campaign run. A second crate has what changes
 //! every unit of a build, so that only its own pays for it: a release
@@ -29,7 +30,7 @@ const ROOT_MANIFEST: &str = r#"[workspace]
 resolver = "2"
 members = [
     "harness", "bin", "nostd", "cbuild", "csys", "derive", "macro_user",
-    "cdylib", "ed2015", "ed2024", "features", "integ", "example",
+    "cdylib", "ed2015", "ed2024", "features", "integ", "example", "namesake",
 ]
 
 [workspace.dependencies]
@@ -93,6 +94,13 @@ const FILES: &[(&str, &str)] = &[
     (
         "harness/tests/custom_runner.rs",
         "fn main() {\n    assert_eq!(tk_harness::decode(4), Ok(4));\n}\n",
+    ),
+    // A package with the name of a crate covcheck-rt depends on, as
+    // serde_json's own workspace has: `-p thiserror` is ambiguous there.
+    ("namesake/Cargo.toml", manifest!("thiserror", "2021", "")),
+    (
+        "namesake/src/lib.rs",
+        concat!(decoder!(), property!("#[cfg(test)]\n", "super::decode(x)")),
     ),
     // A binary crate whose `src/main.rs` holds the property.
     ("bin/Cargo.toml", manifest!("tk_bin", "2021", "")),
@@ -410,7 +418,7 @@ fn every_property_of_the_workspace_finds_its_own_bug() {
     let run = shared_run();
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let found = findings(&run.events);
-    assert_eq!(found.len(), 13, "one bug per property: {found:#?}");
+    assert_eq!(found.len(), 14, "one bug per property: {found:#?}");
 }
 
 /// Campaigns build in the release profile's image, LTO and one codegen
@@ -434,6 +442,17 @@ fn rustflags_of_the_users_cargo_config() {
         profile_run(),
         "tk_profile::tests::decodes",
         "-p tk_profile --lib -- tests::decodes --exact",
+    );
+}
+
+/// Before, the build named packages by name alone, and cargo stopped on
+/// `-p thiserror`: the workspace's and covcheck-rt's dependency both have
+/// it. The rerun command names the version too, which cargo needs.
+#[test]
+fn a_package_named_like_a_dependency_of_the_runtime() {
+    planted_bug_found(
+        "thiserror::tests::decodes",
+        "-p thiserror@0.1.0 --lib -- tests::decodes --exact",
     );
 }
 

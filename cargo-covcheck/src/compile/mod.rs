@@ -67,6 +67,8 @@ pub struct TestBinary {
     /// The variables `cargo test` sets for it at run time
     /// ([`package_env`]).
     pub env: Vec<(String, String)>,
+    /// How `cargo test -p` names its package: see [`Plan::package_spec`].
+    pub package_spec: String,
 }
 
 impl TestBinary {
@@ -365,6 +367,23 @@ impl Plan {
         self.metadata.packages.iter().find(|p| &p.id == id)
     }
 
+    /// How `cargo test -p` names `package` in rerun commands: its name, or
+    /// `name@version` when the build has another package of that name.
+    /// covcheck-rt brings some in itself (`serde_json`, `toml`, `serde`, ...):
+    /// in serde_json's own workspace, `-p serde_json` is ambiguous.
+    pub fn package_spec(&self, package: &Package) -> String {
+        let namesakes = self
+            .metadata
+            .packages
+            .iter()
+            .filter(|p| p.name == package.name);
+        if namesakes.count() > 1 {
+            format!("{}@{}", package.name, package.version)
+        } else {
+            package.name.to_string()
+        }
+    }
+
     /// What the plan says of package `id`, for a failed build's diagnosis.
     fn facts(&self, id: &PackageId) -> PackageFacts {
         let package = self.package(id);
@@ -423,8 +442,10 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         command.arg("--manifest-path").arg(path);
     }
     for id in &plan.selected {
-        if let Some(package) = plan.package(id) {
-            command.args(["-p", package.name.as_str()]);
+        // The package ID (`path+file:///ws/json#serde_json@1.0.150`) is never
+        // ambiguous, where the name is when a dependency has it too.
+        if plan.package(id).is_some() {
+            command.args(["-p", id.repr.as_str()]);
         }
     }
     let mut features: Vec<String> = match kind {
@@ -642,6 +663,7 @@ fn run_build(
             package_root: package_dir(package.manifest_path.as_std_path()),
             library_dirs: Vec::new(),
             env: package_env(package, &artifact.target.name),
+            package_spec: plan.package_spec(package),
         });
     }
     if !child.wait().is_ok_and(|status| status.success()) {
