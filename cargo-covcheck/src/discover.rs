@@ -90,7 +90,11 @@ pub fn discover(
     for binary in binaries {
         let output = binary
             .command()
-            .args(["--list", "--format", "terse"])
+            // `--list` alone: harnesses of `harness = false` targets take
+            // libtest's flags but not always its unstable ones (libtest2's
+            // refuses `--format` without `-Zunstable-options`), and the
+            // listing lines have a prefix of their own anyway.
+            .arg("--list")
             .env(LIST_ENV, "1")
             .stdin(Stdio::null())
             .output()

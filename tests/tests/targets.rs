@@ -78,7 +78,8 @@ const FILES: &[(&str, &str)] = &[
     ("Cargo.toml", ROOT_MANIFEST),
     // A `[[test]]` with `harness = false` (datatest, libtest-mimic and
     // custom-runner tests): cargo builds it without `--crate-type` nor
-    // `--test`, and it links the instrumented library.
+    // `--test`, and it links the instrumented library. Its `main` refuses
+    // flags it does not know, as libtest2's harness does.
     (
         "harness/Cargo.toml",
         manifest!(
@@ -93,7 +94,15 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         "harness/tests/custom_runner.rs",
-        "fn main() {\n    assert_eq!(tk_harness::decode(4), Ok(4));\n}\n",
+        concat!(
+            "fn main() {\n",
+            "    // As libtest2's harness (toml_edit's compliance tests) does.\n",
+            "    if std::env::args().any(|a| a == \"--format\") {\n",
+            "        eprintln!(\"`--format` requires `-Zunstable-options`\");\n",
+            "        std::process::exit(1);\n",
+            "    }\n",
+            "    assert_eq!(tk_harness::decode(4), Ok(4));\n}\n"
+        ),
     ),
     // A package with the name of a crate covcheck-rt depends on, as
     // serde_json's own workspace has: `-p thiserror` is ambiguous there.
