@@ -3,6 +3,7 @@
 mod bench;
 mod campaigns;
 mod dict;
+mod engine;
 mod measure;
 mod options;
 mod perf;
@@ -18,9 +19,12 @@ const USAGE: &str = "usage: cargo xtask <chore>
 chores:
   ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the
              same for covcheck-rt's campaign worker, the engine library
-             (covcheck-engine) and covcheck-rt's arbitrary/proptest generators,
+             (cargo-covcheck/engine) and covcheck-rt's arbitrary/proptest generators,
              clippy of covcheck-rt and cargo-covcheck for Windows and macOS
              (rustup target add), and bench --quick (what .ci/run runs)
+  engine     cargo on the campaign engine's sources (cargo-covcheck/engine, which
+             ships inside cargo-covcheck's package, its manifest as Cargo.toml.in):
+             cargo xtask engine <cargo command> [args], e.g. `engine clippy --locked`
   campaigns  executions and time for `cargo covcheck` to find the example bugs over
              several RNG seeds, and exec/s against the plain `cargo test` burst
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
@@ -54,10 +58,10 @@ fn main() -> ExitCode {
     match chore.as_str() {
         "ci" => ci(),
         "bench" => {
-            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .parent()
-                .expect("workspace root");
-            match bench::main(&std::env::args().skip(2).collect::<Vec<_>>(), root) {
+            match bench::main(
+                &std::env::args().skip(2).collect::<Vec<_>>(),
+                workspace_root(),
+            ) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(message) => {
                     eprintln!("xtask: {message}");
@@ -65,6 +69,10 @@ fn main() -> ExitCode {
                 }
             }
         }
+        "engine" => report(engine::main(
+            &std::env::args().skip(2).collect::<Vec<_>>(),
+            workspace_root(),
+        )),
         "campaigns" => report(campaigns::main(
             &std::env::args().skip(2).collect::<Vec<_>>(),
         )),
@@ -121,29 +129,44 @@ fn report(result: Result<(), String>) -> ExitCode {
     }
 }
 
+/// The workspace's root directory.
+fn workspace_root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+}
+
+/// What CI runs (`.ci/run` calls this), in order, stopping at the first
+/// failure. `cargo test --workspace`, the README's test command, is timed.
 fn ci() -> ExitCode {
-    let steps: [&[&str]; 10] = [
+    let root = workspace_root();
+    let clippy = ["--all-targets", "--", "-D", "warnings"];
+    let workspace: [&[&str]; 2] = [
         &["fmt", "--all", "--", "--check"],
+        &[&["clippy", "--workspace"][..], &clippy].concat(),
+    ];
+    for args in workspace {
+        if !step(env!("CARGO"), args, root) {
+            return ExitCode::FAILURE;
+        }
+    }
+    let started = std::time::Instant::now();
+    if !step(env!("CARGO"), &["test", "--workspace"], root) {
+        return ExitCode::FAILURE;
+    }
+    eprintln!(
+        "xtask: cargo test --workspace took {} s",
+        started.elapsed().as_secs()
+    );
+    // The campaign side of the runtime is behind covcheck-rt's `campaign`
+    // feature, which plain `cargo test` never enables; the bridges to
+    // arbitrary and proptest are optional features too.
+    let features: [&[&str]; 4] = [
         &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &["test", "--workspace"],
-        &[
-            "clippy",
-            "-p",
-            "covcheck-rt",
-            "--features",
-            "campaign",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
+            &["clippy", "-p", "covcheck-rt", "--features", "campaign"][..],
+            &clippy,
+        ]
+        .concat(),
         &[
             "test",
             "-p",
@@ -154,40 +177,16 @@ fn ci() -> ExitCode {
             "engine",
         ],
         &[
-            "fmt",
-            "--manifest-path",
-            "covcheck-engine/Cargo.toml",
-            "--",
-            "--check",
-        ],
-        &[
-            "clippy",
-            "--manifest-path",
-            "covcheck-engine/Cargo.toml",
-            "--locked",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &[
-            "test",
-            "--manifest-path",
-            "covcheck-engine/Cargo.toml",
-            "--locked",
-            "--lib",
-        ],
-        &[
-            "clippy",
-            "-p",
-            "covcheck-rt",
-            "--features",
-            "arbitrary,proptest",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
+            &[
+                "clippy",
+                "-p",
+                "covcheck-rt",
+                "--features",
+                "arbitrary,proptest",
+            ][..],
+            &clippy,
+        ]
+        .concat(),
         &[
             "test",
             "-p",
@@ -198,10 +197,32 @@ fn ci() -> ExitCode {
             "generators",
         ],
     ];
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root");
-    for args in steps {
+    for args in features {
+        if !step(env!("CARGO"), args, root) {
+            return ExitCode::FAILURE;
+        }
+    }
+    // The engine library (LibAFL behind a C ABI) is a workspace of its own,
+    // with its own lock file: `cargo covcheck` builds it apart from the
+    // user's graph.
+    let manifest = match engine::prepare(root) {
+        Ok(manifest) => manifest,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let manifest = manifest.to_str().expect("a UTF-8 target directory");
+    let engine: [&[&str]; 3] = [
+        &["fmt", "--manifest-path", manifest, "--", "--check"],
+        &[
+            &["clippy", "--manifest-path", manifest, "--locked"][..],
+            &clippy,
+        ]
+        .concat(),
+        &["test", "--manifest-path", manifest, "--locked", "--lib"],
+    ];
+    for args in engine {
         if !step(env!("CARGO"), args, root) {
             return ExitCode::FAILURE;
         }

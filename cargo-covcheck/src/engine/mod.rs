@@ -29,42 +29,44 @@ mod stamp;
 use stamp::Stamp;
 pub use stamp::{Damage, Unusable};
 
-/// The engine crate's files, as `(path in the crate, contents)`. A test
-/// checks that this names every file of `covcheck-engine/src`.
-const SOURCES: &[(&str, &str)] = &[
-    (
-        "Cargo.toml",
-        include_str!("../../../covcheck-engine/Cargo.toml"),
-    ),
-    (
-        "Cargo.lock",
-        include_str!("../../../covcheck-engine/Cargo.lock"),
-    ),
-    (
-        "src/lib.rs",
-        include_str!("../../../covcheck-engine/src/lib.rs"),
-    ),
-    (
-        "src/abi.rs",
-        include_str!("../../../covcheck-engine/src/abi.rs"),
-    ),
+/// The engine crate's files, as `(path in the crate, contents)`: they
+/// travel inside cargo-covcheck's package (`engine/`, its manifest as
+/// `Cargo.toml.in`). A test checks that this names every file of
+/// `engine/src`.
+const ENGINE_SOURCES: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("../../engine/Cargo.toml.in")),
+    ("Cargo.lock", include_str!("../../engine/Cargo.lock")),
+    ("src/lib.rs", include_str!("../../engine/src/lib.rs")),
     (
         "src/components.rs",
-        include_str!("../../../covcheck-engine/src/components.rs"),
+        include_str!("../../engine/src/components.rs"),
     ),
+    ("src/host.rs", include_str!("../../engine/src/host.rs")),
     (
         "src/session.rs",
-        include_str!("../../../covcheck-engine/src/session.rs"),
+        include_str!("../../engine/src/session.rs"),
     ),
-    (
-        "src/broker.rs",
-        include_str!("../../../covcheck-engine/src/broker.rs"),
-    ),
-    (
-        "src/shmem.rs",
-        include_str!("../../../covcheck-engine/src/shmem.rs"),
-    ),
+    ("src/broker.rs", include_str!("../../engine/src/broker.rs")),
+    ("src/shmem.rs", include_str!("../../engine/src/shmem.rs")),
 ];
+
+/// Where the ABI crate's files go, beside the engine's: its manifest names
+/// it as `path = "covcheck-engine-abi"`.
+const ABI_DIR: &str = "covcheck-engine-abi";
+
+/// Every file the engine is built from, as `(path, contents)`: its own
+/// and those of the ABI crate, which carries them
+/// ([`covcheck_engine_abi::SOURCES`]) so that the engine is compiled
+/// against the very ABI text the host (covcheck-rt) was.
+fn sources() -> impl Iterator<Item = (String, &'static str)> {
+    let engine = ENGINE_SOURCES
+        .iter()
+        .map(|&(name, contents)| (name.to_string(), contents));
+    let abi = covcheck_engine_abi::SOURCES
+        .into_iter()
+        .map(|(name, contents)| (format!("{ABI_DIR}/{name}"), contents));
+    engine.chain(abi)
+}
 
 /// Set to a directory to keep the campaign engine library there, whatever
 /// the build directory.
@@ -114,8 +116,11 @@ impl EngineLibrary {
         }
     }
 
-    /// The engine of this cargo-covcheck, in the engine directory `root`.
+    /// The engine of this cargo-covcheck, in the engine directory `root`
+    /// (made absolute: the engine is built from its own directory, and
+    /// workers load it from wherever they run).
     pub fn under(root: &Path) -> EngineLibrary {
+        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         let sources = root.join(format!("{:016x}", version_hash()));
         let file = format!(
             "{}covcheck_engine{}",
@@ -125,7 +130,7 @@ impl EngineLibrary {
         EngineLibrary {
             path: sources.join(file),
             broker: sources.join(format!("covcheck-broker{}", std::env::consts::EXE_SUFFIX)),
-            root: root.to_path_buf(),
+            root,
             sources,
         }
     }
@@ -153,6 +158,7 @@ impl EngineLibrary {
             })
         };
         create(&self.sources.join("src"))?;
+        create(&self.sources.join(ABI_DIR).join("src"))?;
         // Builds of two engine versions share the target directory: hold a
         // lock from the build to the copy, so that each copies its own.
         let lock_path = self.root.join("build.lock");
@@ -167,7 +173,7 @@ impl EngineLibrary {
         if self.check().is_ok() {
             return Ok(()); // built by another `cargo covcheck` meanwhile
         }
-        for (name, contents) in SOURCES {
+        for (name, contents) in sources() {
             let path = self.sources.join(name);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(contents) {
                 crate::atomic::write_atomically(&path, contents.as_bytes())?;
@@ -206,11 +212,19 @@ impl EngineLibrary {
             .arg(self.sources.join("Cargo.toml"))
             .arg("--target-dir")
             .arg(self.root.join("target"))
+            // Cargo reads `.cargo/config.toml` from the directory it runs in
+            // and those above it: from the engine's own, the user's
+            // project's `[patch]`es, aliases and flags stay out of a build
+            // that resolves nothing of theirs (a `[patch]` of a crate
+            // covcheck depends on would otherwise make the engine's lock
+            // file stale); the machine's cargo home still applies (source
+            // replacement, mirrors, network settings).
+            .current_dir(&self.sources)
             // The user's flags and wrappers are for their crates, not ours:
             // those of the environment, and those of the `.cargo/config.toml`
-            // cargo finds from the directory `cargo covcheck` runs in (or
-            // from the engine's, inside the user's target directory), which
-            // an empty `CARGO_ENCODED_RUSTFLAGS` overrides.
+            // above the engine's directory when it is inside the user's
+            // target directory, which an empty `CARGO_ENCODED_RUSTFLAGS`
+            // overrides.
             .env_remove("RUSTFLAGS")
             .env("CARGO_ENCODED_RUSTFLAGS", "")
             .env_remove("RUSTC_WORKSPACE_WRAPPER");
@@ -278,13 +292,11 @@ fn make_executable(path: &Path) -> Result<(), BuildError> {
 /// Hash of the embedded sources: a new engine version gets a directory of
 /// its own.
 pub fn version_hash() -> u64 {
-    fnv1a(
-        SOURCES
-            .iter()
-            .flat_map(|(name, contents)| [name.as_bytes(), b"\0", contents.as_bytes(), b"\0"])
-            .flatten()
-            .copied(),
-    )
+    let bytes: Vec<u8> = sources()
+        .flat_map(|(name, contents)| [name.into_bytes(), vec![0], contents.into(), vec![0]])
+        .flatten()
+        .collect();
+    fnv1a(bytes)
 }
 
 #[cfg(test)]
@@ -295,13 +307,13 @@ mod tests {
 
     #[test]
     fn every_source_file_of_the_engine_is_embedded() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../covcheck-engine/src");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("engine/src");
         let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| format!("src/{}", e.unwrap().file_name().to_string_lossy()))
             .collect();
         on_disk.sort();
-        let mut embedded: Vec<&str> = SOURCES
+        let mut embedded: Vec<&str> = ENGINE_SOURCES
             .iter()
             .map(|(name, _)| *name)
             .filter(|name| name.starts_with("src/"))
@@ -311,8 +323,9 @@ mod tests {
     }
 
     #[test]
-    fn the_users_rustflags_stay_out_of_the_engine() {
-        let command = EngineLibrary::under(Path::new("/e")).command();
+    fn the_users_rustflags_and_config_stay_out_of_the_engine() {
+        let library = EngineLibrary::under(Path::new("/e"));
+        let command = library.command();
         let env: Vec<_> = command.get_envs().collect();
         assert!(env.contains(&(OsStr::new("RUSTFLAGS"), None)), "{env:?}");
         // Empty, not unset: cargo then ignores the configured rustflags too.
@@ -320,6 +333,9 @@ mod tests {
             env.contains(&(OsStr::new("CARGO_ENCODED_RUSTFLAGS"), Some(OsStr::new("")))),
             "{env:?}"
         );
+        // Nor the `.cargo/config.toml` of the directory `cargo covcheck`
+        // runs in.
+        assert_eq!(command.get_current_dir(), Some(Path::new(&library.sources)));
     }
 
     #[test]

@@ -31,17 +31,26 @@ pub(crate) fn load(path: &Path) -> Result<&'static Engine, String> {
     // in the library for the rest of the process.
     std::mem::forget(library);
     let engine = entry();
-    if engine.abi_version != ABI_VERSION {
-        return Err(format!(
-            "the campaign engine {} speaks ABI version {}, but this covcheck-rt speaks {}: \
-             cargo-covcheck and the covcheck-rt in your Cargo.toml must come from the same \
-             covcheck version",
-            path.display(),
-            engine.abi_version,
-            ABI_VERSION
-        ));
-    }
+    check_version(engine, path)?;
     Ok(engine)
+}
+
+/// Whether `engine` (loaded from `path`) was built from the ABI this
+/// covcheck-rt was: the first thing read, before any entry is called.
+fn check_version(engine: &Engine, path: &Path) -> Result<(), String> {
+    if engine.abi_version == ABI_VERSION {
+        return Ok(());
+    }
+    Err(format!(
+        "the campaign engine {} speaks ABI {:016x}, but this covcheck-rt speaks {:016x}: \
+         cargo-covcheck and the covcheck-rt in your Cargo.toml must come from the same \
+         covcheck version (`cargo install cargo-covcheck --version <the covcheck-rt \
+         version in Cargo.lock>`, or update covcheck-rt to the version of `cargo covcheck \
+         --version`)",
+        path.display(),
+        engine.abi_version,
+        ABI_VERSION
+    ))
 }
 
 /// `error` and the errors that caused it: libloading says only "dlopen
@@ -74,7 +83,9 @@ impl Session {
         settings: Settings,
         host: Host,
     ) -> Result<Session, String> {
-        let ptr = (engine.start)(settings, host);
+        // SAFETY: the caller's promise covers `host`; `settings.counters` is
+        // the process's coverage counters section, alive as long as it.
+        let ptr = unsafe { (engine.start)(settings, host) };
         if ptr.is_null() {
             return Err(last_error(engine));
         }
@@ -92,38 +103,40 @@ impl Session {
     /// Runs an input; it enters the corpus if its coverage is new, and is
     /// sent to the property's other workers if `share`.
     pub(crate) fn evaluate(&mut self, choices: &[u64], share: bool) -> Result<(), String> {
-        self.check((self.engine.evaluate)(
-            self.ptr,
-            Choices::lend(choices),
-            share,
-        ))
+        // SAFETY (here and in every method below): `self.ptr` is the
+        // session `start` returned, not yet ended (`Drop` ends it); any
+        // choices are lent for the call.
+        let ok = unsafe { (self.engine.evaluate)(self.ptr, Choices::lend(choices), share) };
+        self.check(ok)
     }
 
     /// Adds the empty input to the corpus, whatever its coverage.
     pub(crate) fn add_empty(&mut self) -> Result<(), String> {
-        self.check((self.engine.add_empty)(self.ptr))
+        let ok = unsafe { (self.engine.add_empty)(self.ptr) };
+        self.check(ok)
     }
 
     /// One round of the mutational stage on the next scheduled entry, then
     /// the inputs the property's other workers sent.
     pub(crate) fn fuzz_one(&mut self) -> Result<(), String> {
-        self.check((self.engine.fuzz_one)(self.ptr))
+        let ok = unsafe { (self.engine.fuzz_one)(self.ptr) };
+        self.check(ok)
     }
 
     pub(crate) fn corpus_count(&self) -> usize {
-        (self.engine.corpus_count)(self.ptr)
+        unsafe { (self.engine.corpus_count)(self.ptr) }
     }
 
     /// Inputs received from the property's other workers that entered the
     /// corpus.
     pub(crate) fn imported(&self) -> u64 {
-        (self.engine.imported)(self.ptr)
+        unsafe { (self.engine.imported)(self.ptr) }
     }
 
     /// Corpus entry `n`, in the order entries were added.
     pub(crate) fn corpus_entry(&self, n: usize) -> Option<Vec<u64>> {
         let mut out = Choices::lend(&[]);
-        if !(self.engine.corpus_entry)(self.ptr, n, &mut out) {
+        if !unsafe { (self.engine.corpus_entry)(self.ptr, n, &mut out) } {
             return None;
         }
         // SAFETY: the engine lends `out` until the next call into it.
@@ -133,13 +146,14 @@ impl Session {
     /// Stops the timeout timer: shrinking must not fire LibAFL's timeout
     /// handler.
     pub(crate) fn stop_timer(&mut self) {
-        (self.engine.stop_timer)(self.ptr);
+        unsafe { (self.engine.stop_timer)(self.ptr) };
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
-        (self.engine.end)(self.ptr);
+        // SAFETY: the session ends once, here.
+        unsafe { (self.engine.end)(self.ptr) };
     }
 }
 
@@ -154,8 +168,93 @@ fn last_error(engine: &Engine) -> String {
 }
 
 #[cfg(test)]
+mod fake;
+
+#[cfg(test)]
 mod tests {
     use super::*;
+    use fake::FAKE;
+
+    #[test]
+    fn an_engine_of_another_abi_is_refused_before_any_call() {
+        let path = Path::new("/cache/libcovcheck_engine.so");
+        assert_eq!(check_version(&FAKE, path), Ok(()));
+        let older = Engine {
+            abi_version: ABI_VERSION ^ 1,
+            ..FAKE
+        };
+        let error = check_version(&older, path).unwrap_err();
+        assert!(error.contains("/cache/libcovcheck_engine.so"), "{error}");
+        assert!(
+            error.contains(&format!("{:016x}", ABI_VERSION ^ 1)),
+            "{error}"
+        );
+        assert!(error.contains(&format!("{ABI_VERSION:016x}")), "{error}");
+        assert!(error.contains("the same covcheck version"), "{error}");
+    }
+
+    #[test]
+    fn a_session_that_cannot_start_is_an_error_with_the_engines_reason() {
+        let host = fake::Recorder::default();
+        // SAFETY: `host` outlives the attempt.
+        let started = unsafe { Session::start(&FAKE, fake::settings(fake::REFUSE), host.table()) };
+        let Err(error) = started else {
+            panic!("a null session was taken for a session");
+        };
+        assert_eq!(error, "no broker listens on port 7");
+    }
+
+    #[test]
+    fn a_session_runs_inputs_through_the_host_and_lends_its_corpus_back() {
+        let host = fake::Recorder::default();
+        // SAFETY: `host` outlives the session (dropped first, below).
+        let mut session =
+            unsafe { Session::start(&FAKE, fake::settings(0), host.table()) }.unwrap();
+        session.evaluate(&[1, 2, 3], true).unwrap();
+        session.add_empty().unwrap();
+        assert_eq!(session.corpus_count(), 2);
+        assert_eq!(session.corpus_entry(0), Some(vec![1, 2, 3]));
+        assert_eq!(session.corpus_entry(1), Some(vec![]));
+        assert_eq!(session.corpus_entry(2), None);
+        // The engine asks the host which entry to mutate and how.
+        session.fuzz_one().unwrap();
+        assert_eq!(session.corpus_entry(2), Some(vec![1, 2, 3, 9]));
+        session.stop_timer();
+        drop(session);
+        assert_eq!(
+            host.calls(),
+            [
+                "execute [1, 2, 3]",
+                "is_new",
+                "commit",
+                "entry_added 0 3",
+                "entry_added 1 0",
+                "next_entry",
+                "mutate 0 [1, 2, 3]",
+                "execute [1, 2, 3, 9]",
+                "is_new",
+                "commit",
+                "entry_added 2 4",
+                "mutant_ran true",
+            ]
+        );
+        assert_eq!(fake::ended(), 1, "dropping a session ends it once");
+    }
+
+    #[test]
+    fn an_entry_that_fails_is_an_error_with_the_engines_reason_or_a_default() {
+        let host = fake::Recorder::failing();
+        // SAFETY: `host` outlives the session.
+        let mut session =
+            unsafe { Session::start(&FAKE, fake::settings(0), host.table()) }.unwrap();
+        // The fake fails a round on an empty corpus, saying why.
+        assert_eq!(session.fuzz_one().unwrap_err(), "the corpus is empty");
+        // And `evaluate` of an input the host fails on, without a word.
+        assert_eq!(
+            session.evaluate(&[7], false).unwrap_err(),
+            "the campaign engine failed without saying why"
+        );
+    }
 
     #[test]
     fn an_engine_that_cannot_be_loaded_is_named_with_the_way_out() {

@@ -16,9 +16,8 @@
 //!   forked child per try.
 //! - [`inflight`]: the shared slot that keeps the input in flight.
 
-// One file, compiled into both sides of the C ABI.
-#[path = "../../../covcheck-engine/src/abi.rs"]
-pub(crate) mod abi;
+// The C ABI, a crate both sides depend on.
+pub(crate) use covcheck_engine_abi as abi;
 pub mod campaign;
 pub mod cover;
 pub mod crash;

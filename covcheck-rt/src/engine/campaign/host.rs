@@ -48,14 +48,18 @@ impl HostSide<'_, '_> {
     }
 }
 
-fn side<'a>(ctx: *const c_void) -> &'a HostSide<'a, 'a> {
-    // SAFETY: `ctx` is the `HostSide` of `HostSide::host`, alive for the
-    // session; the lifetimes are the session's.
+/// # Safety
+/// `ctx` must be the `ctx` of a table [`HostSide::host`] made, whose
+/// `HostSide` is still alive: the engine's promise for every callback
+/// (`abi::Host`). The lifetimes are the session's.
+unsafe fn side<'a>(ctx: *const c_void) -> &'a HostSide<'a, 'a> {
+    // SAFETY: the caller's promise.
     unsafe { &*ctx.cast::<HostSide<'a, 'a>>() }
 }
 
-extern "C" fn execute(ctx: *const c_void, input: Choices) -> bool {
-    let side = side(ctx);
+unsafe extern "C" fn execute(ctx: *const c_void, input: Choices) -> bool {
+    // SAFETY: the engine's promise for every callback: `ctx` is ours.
+    let side = unsafe { side(ctx) };
     // SAFETY: the engine lends `input` for the call.
     let choices = unsafe { input.as_slice() };
     let mut inflight = side.inflight.borrow_mut();
@@ -68,12 +72,14 @@ extern "C" fn execute(ctx: *const c_void, input: Choices) -> bool {
     )
 }
 
-extern "C" fn is_new(ctx: *const c_void) -> bool {
-    side(ctx).shared.last_was_new()
+unsafe extern "C" fn is_new(ctx: *const c_void) -> bool {
+    // SAFETY: the engine's promise for every callback: `ctx` is ours.
+    unsafe { side(ctx) }.shared.last_was_new()
 }
 
-extern "C" fn commit(ctx: *const c_void) {
-    let side = side(ctx);
+unsafe extern "C" fn commit(ctx: *const c_void) {
+    // SAFETY: the engine's promise for every callback: `ctx` is ours.
+    let side = unsafe { side(ctx) };
     // SAFETY: the counters section lives as long as the process, and the
     // engine does not touch it during the call. It still holds the
     // classified counts of the input being added.
@@ -85,8 +91,14 @@ extern "C" fn commit(ctx: *const c_void) {
     }
 }
 
-extern "C" fn mutate(ctx: *const c_void, entry: usize, input: Choices, out: *mut Choices) -> bool {
-    let side = side(ctx);
+unsafe extern "C" fn mutate(
+    ctx: *const c_void,
+    entry: usize,
+    input: Choices,
+    out: *mut Choices,
+) -> bool {
+    // SAFETY: the engine's promise for every callback: `ctx` is ours.
+    let side = unsafe { side(ctx) };
     // One buffer for every mutant: no allocation per execution.
     let mut mutant = side.mutant.borrow_mut();
     mutant.clear();
@@ -101,12 +113,14 @@ extern "C" fn mutate(ctx: *const c_void, entry: usize, input: Choices, out: *mut
     true
 }
 
-extern "C" fn mutant_ran(ctx: *const c_void, added: bool) {
-    side(ctx).mutator.borrow_mut().mutant_ran(added);
+unsafe extern "C" fn mutant_ran(ctx: *const c_void, added: bool) {
+    // SAFETY: the engine's promise for every callback: `ctx` is ours.
+    unsafe { side(ctx) }.mutator.borrow_mut().mutant_ran(added);
 }
 
-extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
-    let side = side(ctx);
+unsafe extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
+    // SAFETY: the engine's promise for every callback: `ctx` is ours.
+    let side = unsafe { side(ctx) };
     side.scheduler.borrow_mut().on_add(entry, len);
     side.shared.targets.borrow_mut().entry_added(entry);
     if let Some(costs) = &side.shared.costs {
@@ -114,8 +128,9 @@ extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
     }
 }
 
-extern "C" fn next_entry(ctx: *const c_void) -> usize {
-    let side = side(ctx);
+unsafe extern "C" fn next_entry(ctx: *const c_void) -> usize {
+    // SAFETY: the engine's promise for every callback: `ctx` is ours.
+    let side = unsafe { side(ctx) };
     if side.shared.costs.is_none() {
         // No allocation per pick outside performance mode.
         let targets = side.shared.targets.borrow();

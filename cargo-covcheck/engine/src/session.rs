@@ -29,8 +29,9 @@ use libafl_bolts::rands::StdRand;
 use libafl_bolts::shmem::ShMemProvider;
 use libafl_bolts::tuples::tuple_list;
 
-use crate::abi::{Choices, Host, Settings};
+use crate::abi::Settings;
 use crate::components::{ChoiceInput, HostMutator, HostNovelty, HostScheduler};
+use crate::host::HostCalls;
 use crate::shmem::KernelFreed;
 
 type State =
@@ -54,7 +55,7 @@ pub trait Session {
 
 /// Sets a session up: alone, or as a client of the broker on
 /// `settings.broker_port`.
-pub fn start(settings: Settings, host: Host) -> Result<Box<dyn Session>, String> {
+pub fn start(settings: Settings, host: HostCalls) -> Result<Box<dyn Session>, String> {
     if settings.broker_port == 0 {
         return build(settings, host, Alone::new(NopMonitor::new()));
     }
@@ -75,12 +76,12 @@ pub fn start(settings: Settings, host: Host) -> Result<Box<dyn Session>, String>
 }
 
 /// Sets a session up around the event manager `mgr`.
-fn build<EM>(settings: Settings, host: Host, mut mgr: EM) -> Result<Box<dyn Session>, String>
+fn build<EM>(settings: Settings, host: HostCalls, mut mgr: EM) -> Result<Box<dyn Session>, String>
 where
     EM: Manager,
 {
     let harness = move |input: &ChoiceInput| {
-        if (host.execute)(host.ctx, Choices::lend(&input.choices)) {
+        if host.execute(&input.choices) {
             ExitKind::Crash
         } else {
             ExitKind::Ok

@@ -13,7 +13,7 @@ use libafl::state::HasCorpus;
 use libafl_bolts::Named;
 use serde::{Deserialize, Serialize};
 
-use crate::abi::{Choices, Host};
+use crate::host::HostCalls;
 
 /// The campaign's input: a choice sequence, the host's one data model.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
@@ -24,7 +24,7 @@ pub struct ChoiceInput {
 impl libafl::inputs::Input for ChoiceInput {}
 
 /// The host's mutator.
-pub struct HostMutator(pub Host);
+pub struct HostMutator(pub HostCalls);
 
 impl Named for HostMutator {
     fn name(&self) -> &Cow<'static, str> {
@@ -36,26 +36,24 @@ impl Named for HostMutator {
 impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for HostMutator {
     fn mutate(&mut self, state: &mut S, input: &mut ChoiceInput) -> Result<MutationResult, Error> {
         let entry = state.current_corpus_id()?.map_or(usize::MAX, |id| id.0);
-        let mut out = Choices::lend(&[]);
-        let host = self.0;
-        if !(host.mutate)(host.ctx, entry, Choices::lend(&input.choices), &mut out) {
-            return Ok(MutationResult::Skipped);
+        match self.0.mutate(entry, &input.choices) {
+            Some(mutant) => {
+                input.choices = mutant;
+                Ok(MutationResult::Mutated)
+            }
+            None => Ok(MutationResult::Skipped),
         }
-        input.choices.clear();
-        // SAFETY: the host lends `out` until its next callback.
-        input.choices.extend_from_slice(unsafe { out.as_slice() });
-        Ok(MutationResult::Mutated)
     }
 
     fn post_exec(&mut self, _state: &mut S, new: Option<CorpusId>) -> Result<(), Error> {
-        (self.0.mutant_ran)(self.0.ctx, new.is_some());
+        self.0.mutant_ran(new.is_some());
         Ok(())
     }
 }
 
 /// The corpus feedback: the host's novelty check of the execution that
 /// just ran; an input that enters the corpus is committed.
-pub struct HostNovelty(pub Host);
+pub struct HostNovelty(pub HostCalls);
 
 impl Named for HostNovelty {
     fn name(&self) -> &Cow<'static, str> {
@@ -75,7 +73,7 @@ impl<EM, I, OT, S> Feedback<EM, I, OT, S> for HostNovelty {
         _observers: &OT,
         _exit_kind: &ExitKind,
     ) -> Result<bool, Error> {
-        Ok((self.0.is_new)(self.0.ctx))
+        Ok(self.0.is_new())
     }
 
     fn append_metadata(
@@ -85,13 +83,13 @@ impl<EM, I, OT, S> Feedback<EM, I, OT, S> for HostNovelty {
         _observers: &OT,
         _testcase: &mut Testcase<I>,
     ) -> Result<(), Error> {
-        (self.0.commit)(self.0.ctx);
+        self.0.commit();
         Ok(())
     }
 }
 
 /// The host's scheduler: it is told of each entry added and picks the next.
-pub struct HostScheduler(pub Host);
+pub struct HostScheduler(pub HostCalls);
 
 impl<S> Scheduler<ChoiceInput, S> for HostScheduler
 where
@@ -105,7 +103,7 @@ where
             .input()
             .as_ref()
             .map_or(0, |input| input.choices.len());
-        (self.0.entry_added)(self.0.ctx, id.0, len);
+        self.0.entry_added(id.0, len);
         Ok(())
     }
 
@@ -113,7 +111,7 @@ where
         if state.corpus().count() == 0 {
             return Err(Error::empty("the corpus is empty".to_string()));
         }
-        let id = CorpusId((self.0.next_entry)(self.0.ctx));
+        let id = CorpusId(self.0.next_entry());
         <Self as Scheduler<ChoiceInput, S>>::set_current_scheduled(self, state, Some(id))?;
         Ok(id)
     }

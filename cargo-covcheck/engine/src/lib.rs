@@ -13,8 +13,9 @@
 //! (generation, mutation, novelty, scheduling, shrinking, reporting) stays
 //! in covcheck-rt, called back through [`abi::Host`].
 
-pub mod abi;
+pub use covcheck_engine_abi as abi;
 mod components;
+mod host;
 mod session;
 mod shmem;
 
@@ -22,6 +23,7 @@ use std::cell::RefCell;
 use std::ffi::c_void;
 
 use abi::{ABI_VERSION, Choices, Engine, Host, Settings, Text};
+use host::HostCalls;
 use session::Session;
 
 thread_local! {
@@ -54,8 +56,11 @@ pub extern "C" fn covcheck_engine() -> &'static Engine {
 /// The session behind a pointer [`start`] returned.
 type Boxed = Box<dyn Session>;
 
-fn session<'a>(ptr: *mut c_void) -> &'a mut Boxed {
-    // SAFETY: the host passes back only what `start` returned, until `end`.
+/// # Safety
+/// `ptr` must be what [`start`] returned, not yet ended: the promise of
+/// every [`Engine`] entry that takes a session.
+unsafe fn session<'a>(ptr: *mut c_void) -> &'a mut Boxed {
+    // SAFETY: the caller's promise.
     unsafe { &mut *ptr.cast::<Boxed>() }
 }
 
@@ -70,7 +75,10 @@ fn ok(result: Result<(), String>) -> bool {
     }
 }
 
-extern "C" fn start(settings: Settings, host: Host) -> *mut c_void {
+unsafe extern "C" fn start(settings: Settings, host: Host) -> *mut c_void {
+    // SAFETY: the host's promise for `start` (`Engine::start`): `host` stays
+    // valid until the session ends.
+    let host = unsafe { HostCalls::new(host) };
     match session::start(settings, host) {
         Ok(session) => Box::into_raw(Box::new(session)).cast(),
         Err(message) => {
@@ -80,30 +88,32 @@ extern "C" fn start(settings: Settings, host: Host) -> *mut c_void {
     }
 }
 
-extern "C" fn evaluate(ptr: *mut c_void, input: Choices, share: bool) -> bool {
+unsafe extern "C" fn evaluate(ptr: *mut c_void, input: Choices, share: bool) -> bool {
     // SAFETY: the host lends `input` for the call.
     let choices = unsafe { input.as_slice() }.to_vec();
-    ok(session(ptr).evaluate(choices, share))
+    // SAFETY (here and below): `ptr` is a live session, the promise of
+    // every entry that takes one.
+    ok(unsafe { session(ptr) }.evaluate(choices, share))
 }
 
-extern "C" fn add_empty(ptr: *mut c_void) -> bool {
-    ok(session(ptr).add_empty())
+unsafe extern "C" fn add_empty(ptr: *mut c_void) -> bool {
+    ok(unsafe { session(ptr) }.add_empty())
 }
 
-extern "C" fn fuzz_one(ptr: *mut c_void) -> bool {
-    ok(session(ptr).fuzz_one())
+unsafe extern "C" fn fuzz_one(ptr: *mut c_void) -> bool {
+    ok(unsafe { session(ptr) }.fuzz_one())
 }
 
-extern "C" fn corpus_count(ptr: *mut c_void) -> usize {
-    session(ptr).corpus_count()
+unsafe extern "C" fn corpus_count(ptr: *mut c_void) -> usize {
+    unsafe { session(ptr) }.corpus_count()
 }
 
-extern "C" fn imported(ptr: *mut c_void) -> u64 {
-    session(ptr).imported()
+unsafe extern "C" fn imported(ptr: *mut c_void) -> u64 {
+    unsafe { session(ptr) }.imported()
 }
 
-extern "C" fn corpus_entry(ptr: *mut c_void, n: usize, out: *mut Choices) -> bool {
-    let Some(choices) = session(ptr).corpus_entry(n) else {
+unsafe extern "C" fn corpus_entry(ptr: *mut c_void, n: usize, out: *mut Choices) -> bool {
+    let Some(choices) = unsafe { session(ptr) }.corpus_entry(n) else {
         return ok(Err(format!("no corpus entry {n}")));
     };
     LENT.with(|lent| {
@@ -115,11 +125,11 @@ extern "C" fn corpus_entry(ptr: *mut c_void, n: usize, out: *mut Choices) -> boo
     true
 }
 
-extern "C" fn stop_timer(ptr: *mut c_void) {
-    session(ptr).stop_timer();
+unsafe extern "C" fn stop_timer(ptr: *mut c_void) {
+    unsafe { session(ptr) }.stop_timer();
 }
 
-extern "C" fn end(ptr: *mut c_void) {
+unsafe extern "C" fn end(ptr: *mut c_void) {
     // SAFETY: `ptr` came from `Box::into_raw` in `start`, and the host ends
     // a session once.
     drop(unsafe { Box::from_raw(ptr.cast::<Boxed>()) });
