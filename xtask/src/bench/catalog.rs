@@ -1,4 +1,4 @@
-// The targets `cargo xtask bench` runs, shared with xtask through `include!`.
+// The targets `cargo xtask bench` runs; bench/suite shares this file through `include!`.
 
 /// Every target and bug: `(target, bug)`. A target with several bugs appears
 /// once per bug; the bug name goes to `BENCH_BUG`.
@@ -37,4 +37,10 @@ pub const ALL: &[(&str, &str)] = &[
 
 /// Targets scored by the size of the final counterexample rather than by
 /// the time to find a failure.
-pub const SHRINKING: &[&str] = &["bound5", "reverse", "large_union_list", "difference", "calculator"];
+pub const SHRINKING: &[&str] = &[
+    "bound5",
+    "reverse",
+    "large_union_list",
+    "difference",
+    "calculator",
+];
