@@ -26,11 +26,13 @@
 //! - **Stable**: the seed-file format, which carries its own version
 //!   ([`seeds::FORMAT_VERSION`]), and the JSON messages, versioned by this
 //!   crate's version: a field is only added in a minor release, and
-//!   removed or changed in a major one.
+//!   removed or changed in a major one. Their types ([`seeds`],
+//!   [`messages`], [`failure`]) are their own and name no wire type.
 //! - **Version-locked**: the worker wire format (`worker`) is private to
 //!   one covcheck version (the CLI and the runtime it builds into test
 //!   binaries come from the same release), may change in any release, and
-//!   is hidden from these docs.
+//!   is hidden from these docs. It converts its types into the messages'
+//!   where they are shown to tools.
 
 pub mod dictionary;
 pub mod failure;

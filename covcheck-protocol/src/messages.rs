@@ -5,25 +5,34 @@
 //!
 //! ```text
 //! {"event":"started","property":"demo::tests::p"}
-//! {"event":"status","property":"demo::tests::p","progress":{"execs":51234,...,"tokens":[{"token":"GET ","entries":12}]}}
+//! {"event":"status","property":"demo::tests::p","progress":{"execs":51234,...,"tokens":[{"token":"GET ","entries":12}]},"workers":1}
 //! {"event":"finding","property":"demo::tests::p","finding":{...},"seed":"/…/covcheck-seeds/…toml",...}
 //! {"event":"finished","property":"demo::tests::p","execs":…,"findings":1,...}
 //! ```
 //!
-//! Fields are only added in minor releases of this crate; readers should
-//! ignore fields they do not know.
+//! A campaign (`cargo covcheck`, `run`) and `report` print them; each
+//! variant says which command prints it when it is not a campaign.
+//!
+//! ## Stability
+//!
+//! Every type here is this module's own, apart from the worker wire
+//! format (which may change in any release): a field or a variant is only
+//! added in a minor release of this crate, and removed, renamed or changed
+//! only in a major one. Readers should ignore fields they do not know, and
+//! `match`es on [`Message`] need a wildcard arm (it is `#[non_exhaustive]`).
+//! The tests of this module hold one line of every variant in a snapshot,
+//! so that no change to a field goes unseen.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::worker::{
-    CostPoint, CostliestInput, FailureKind, Finding, Progress, TargetBest, TokenUse,
-};
+pub use crate::failure::FailureKind;
 
 /// One line of `--message-format json` output.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "event")]
+#[non_exhaustive]
 pub enum Message {
     /// A property's campaign started.
     Started { property: String },
@@ -62,9 +71,10 @@ pub enum Message {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worker: Option<usize>,
     },
-    /// The property could not be run (its campaign ended).
+    /// The command could not do its work for the property: its campaign
+    /// ended, or its inputs could not be run.
     Error { property: String, message: String },
-    /// Something to fix that did not stop the campaign.
+    /// Something to fix that did not stop the command.
     Warning { property: String, message: String },
     /// A property's campaign ended.
     Finished {
@@ -108,6 +118,109 @@ pub enum Message {
     Report { index: PathBuf, lcov: PathBuf },
 }
 
+/// Progress of a campaign, summed over its workers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Executions run.
+    pub execs: u64,
+    /// Inputs in the corpus (those that reached new coverage).
+    pub corpus: usize,
+    /// Distinct coverage counters hit so far.
+    pub edges: usize,
+    pub elapsed_ms: u64,
+    /// Corpus entries received from the property's other workers (or
+    /// machines) that were new here and kept; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub imported: u64,
+    /// The dictionary tokens that led to the most corpus entries, most
+    /// first (at most five); absent without a dictionary.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<TokenUse>,
+    /// The best value of each label the property's `target()` calls
+    /// reported, in the order first reached; absent for a property that
+    /// calls none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<TargetBest>,
+    /// Performance mode's cost profile; absent in other campaigns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<CostProfile>,
+}
+
+/// A dictionary token and how much new coverage it led to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUse {
+    /// The token as a libFuzzer dictionary spells it between its quotes
+    /// ([`crate::dictionary::escape`]).
+    pub token: String,
+    /// Corpus entries (inputs that found new coverage) whose creating
+    /// mutation wrote the token.
+    pub entries: u64,
+}
+
+/// The highest value a campaign's executions reached for one `target()`
+/// label, and the input that reached it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TargetBest {
+    /// The label given to `target()`.
+    pub label: String,
+    pub value: f64,
+    /// The input's choices, as a seed file stores them.
+    pub choices: Vec<u64>,
+    /// Each argument's name and `Debug` rendering, in order; absent when
+    /// the worker did not get to render them (a status sent before it
+    /// died).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<(String, String)>,
+}
+
+/// What a performance campaign found out about its property's cost (edges
+/// executed per execution) against input size (choices drawn).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostProfile {
+    /// One point per size class (sizes within a quarter of a doubling of
+    /// each other), smallest first.
+    pub points: Vec<CostPoint>,
+    /// The costliest input of all.
+    pub costliest: Option<CostliestInput>,
+}
+
+/// The costs of the inputs of one size class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CostPoint {
+    /// The size of the costliest input of the class.
+    pub size: usize,
+    /// The highest cost an input of the class reached.
+    pub max: u64,
+    /// The median cost of the fresh (random, not mutated) inputs of the
+    /// class the campaign ran, within an eighth of a doubling; 0 when it
+    /// ran none.
+    pub median: u64,
+    /// How many fresh inputs of the class the campaign ran.
+    pub fresh: u64,
+}
+
+/// The costliest input a performance campaign ran.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostliestInput {
+    /// Its size: the choices it drew.
+    pub size: usize,
+    /// Its cost: the edges of instrumented code one execution of it ran.
+    pub cost: u64,
+    /// The median cost of the fresh inputs of its size class ([`CostPoint`]).
+    pub median: u64,
+    /// How many fresh inputs that median is of.
+    pub fresh: u64,
+    /// Its choices, as a seed file stores them.
+    pub choices: Vec<u64>,
+    /// The size limit (`COVCHECK_SIZE`) it ran under, when that was not the
+    /// default: its seed replays under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_limit: Option<usize>,
+    /// Each argument's name and `Debug` rendering, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<(String, String)>,
+}
+
 /// What performance mode concluded about a property.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct PerfResult {
@@ -121,6 +234,7 @@ pub struct PerfResult {
     pub exponent: Option<f64>,
     /// The costliest input of each size class, with the median random one.
     pub points: Vec<CostPoint>,
+    /// The costliest input of all.
     pub costliest: Option<CostliestInput>,
     /// The performance seed saved for the costliest input, if one was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,8 +244,40 @@ pub struct PerfResult {
     pub plot: Option<PathBuf>,
 }
 
+/// A failure, shrunk.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FailureKind,
+    /// The input's choices, as a seed file stores them: what replays it.
+    pub choices: Vec<u64>,
+    /// The panic message, or what ended the process.
+    pub message: String,
+    /// Where it panicked (`file:line:column`); empty when it did not.
+    pub location: String,
+    /// Each argument's name and `Debug` rendering, in order.
+    pub args: Vec<(String, String)>,
+    /// Executions of the campaign until the failure was first hit.
+    pub execs_to_find: u64,
+    /// Microseconds from the campaign's start until the failure was first hit.
+    pub found_after_us: u64,
+    /// Executions spent shrinking it.
+    pub shrink_runs: usize,
+    /// Set when shrinking ran out of budget.
+    pub shrink_note: Option<String>,
+    /// The input failed once but passed when replayed: the property is not
+    /// deterministic (it depends on time, randomness or state outside its
+    /// arguments). Still a finding; it was not shrunk.
+    #[serde(default)]
+    pub flaky: bool,
+    /// The size limit the input was found under (its seed replays under
+    /// it).
+    #[serde(default)]
+    pub size: Option<usize>,
+}
+
 impl Message {
-    /// The property the message is about (none for [`Message::Interrupted`]).
+    /// The property the message is about (none for the messages about a
+    /// whole run).
     pub fn property(&self) -> Option<&str> {
         match self {
             Message::Started { property }
@@ -157,6 +303,10 @@ fn one() -> usize {
     1
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Parses one line of `--message-format json` output; `None` for a line
 /// that is not a JSON object (cargo's own output, blank lines).
 pub fn parse_message(line: &str) -> Option<Result<Message, serde_json::Error>> {
@@ -165,22 +315,4 @@ pub fn parse_message(line: &str) -> Option<Result<Message, serde_json::Error>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages_keep_their_wire_names() {
-        let line = Message::WorkerDied {
-            property: "d::p".into(),
-            kind: FailureKind::StackOverflow,
-        }
-        .to_line();
-        assert_eq!(
-            line,
-            r#"{"event":"worker-died","property":"d::p","kind":"stack-overflow"}"#
-        );
-        let parsed = parse_message(&line).unwrap().unwrap();
-        assert_eq!(parsed.property(), Some("d::p"));
-        assert!(parse_message("   Compiling demo v0.1.0").is_none());
-    }
-}
+mod tests;

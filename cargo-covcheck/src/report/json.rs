@@ -79,7 +79,7 @@ fn message(property: &Property, update: Update) -> Message {
         },
         Update::Progress { progress, workers } => Message::Status {
             property: name,
-            progress,
+            progress: progress.into(),
             workers,
         },
         Update::Crashed(kind) => Message::WorkerDied {
@@ -90,7 +90,7 @@ fn message(property: &Property, update: Update) -> Message {
             property: name,
             seed_error: reported.seed.as_ref().err().map(ToString::to_string),
             seed: reported.seed.ok(),
-            finding: reported.finding,
+            finding: reported.finding.into(),
             worker: reported.found_by.map(|by| by.worker),
             rerun: property.rerun_command(),
         },
@@ -119,8 +119,8 @@ fn message(property: &Property, update: Update) -> Message {
             findings: summary.failures.len(),
             workers: summary.workers,
             imported: summary.imported,
-            tokens: summary.tokens,
-            targets: summary.targets,
+            tokens: summary.tokens.into_iter().map(Into::into).collect(),
+            targets: summary.targets.into_iter().map(Into::into).collect(),
             perf: summary.perf.map(|report| report.into_result()),
         },
     }

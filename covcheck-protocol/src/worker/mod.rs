@@ -15,7 +15,9 @@
 //! are version-locked: `cargo-covcheck` talks only to test binaries built
 //! with the `covcheck-rt` of its own release, so this format may change in
 //! any release, and it is hidden from the documentation. Tools read
-//! [`crate::messages`] and [`crate::seeds`] instead.
+//! [`crate::messages`] and [`crate::seeds`] instead, whose types are their
+//! own; the conversions from these types to the messages' live here, so
+//! that the stable side never names a wire type.
 
 pub mod event;
 pub mod listing;

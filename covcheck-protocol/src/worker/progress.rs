@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::messages;
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct Progress {
     pub execs: u64,
@@ -183,6 +185,110 @@ pub fn top_tokens(mut uses: Vec<TokenUse>) -> Vec<TokenUse> {
     uses
 }
 
+// What the messages say of the wire types above. Each conversion takes its
+// value apart field by field, with no `..`: a field added to a wire type
+// does not compile until its author decides here whether the stable
+// message shows it (and adds it there, in a minor release) or not.
+
+impl From<Progress> for messages::Progress {
+    fn from(progress: Progress) -> Self {
+        let Progress {
+            execs,
+            corpus,
+            edges,
+            elapsed_ms,
+            imported,
+            tokens,
+            targets,
+            costs,
+        } = progress;
+        messages::Progress {
+            execs,
+            corpus,
+            edges,
+            elapsed_ms,
+            imported,
+            tokens: tokens.into_iter().map(Into::into).collect(),
+            targets: targets.into_iter().map(Into::into).collect(),
+            costs: costs.map(Into::into),
+        }
+    }
+}
+
+impl From<TokenUse> for messages::TokenUse {
+    fn from(token: TokenUse) -> Self {
+        let TokenUse { token, entries } = token;
+        messages::TokenUse { token, entries }
+    }
+}
+
+impl From<TargetBest> for messages::TargetBest {
+    fn from(best: TargetBest) -> Self {
+        let TargetBest {
+            label,
+            value,
+            choices,
+            args,
+        } = best;
+        messages::TargetBest {
+            label,
+            value,
+            choices,
+            args,
+        }
+    }
+}
+
+impl From<CostProfile> for messages::CostProfile {
+    fn from(profile: CostProfile) -> Self {
+        let CostProfile { points, costliest } = profile;
+        messages::CostProfile {
+            points: points.into_iter().map(Into::into).collect(),
+            costliest: costliest.map(Into::into),
+        }
+    }
+}
+
+impl From<CostPoint> for messages::CostPoint {
+    fn from(point: CostPoint) -> Self {
+        let CostPoint {
+            size,
+            max,
+            median,
+            fresh,
+        } = point;
+        messages::CostPoint {
+            size,
+            max,
+            median,
+            fresh,
+        }
+    }
+}
+
+impl From<CostliestInput> for messages::CostliestInput {
+    fn from(input: CostliestInput) -> Self {
+        let CostliestInput {
+            size,
+            cost,
+            median,
+            fresh,
+            choices,
+            size_limit,
+            args,
+        } = input;
+        messages::CostliestInput {
+            size,
+            cost,
+            median,
+            fresh,
+            choices,
+            size_limit,
+            args,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,5 +411,46 @@ mod tests {
             top_tokens(all),
             uses(&[("c", 7), ("e", 3), ("f", 2), ("a", 1), ("d", 1)])
         );
+    }
+
+    /// The stable message of a progress is the wire's, field for field:
+    /// the JSON that `--message-format json` printed when the messages
+    /// carried the wire type itself.
+    #[test]
+    fn a_progress_reads_the_same_in_a_message() {
+        let progress = Progress {
+            execs: 7,
+            corpus: 2,
+            edges: 30,
+            elapsed_ms: 12,
+            imported: 1,
+            tokens: uses(&[("GET ", 3)]),
+            targets: vec![TargetBest {
+                label: "depth".into(),
+                value: 2.5,
+                choices: vec![4],
+                args: vec![("t".into(), "[]".into())],
+            }],
+            costs: Some(CostProfile {
+                points: vec![CostPoint {
+                    size: 4,
+                    max: 90,
+                    median: 40,
+                    fresh: 3,
+                }],
+                costliest: Some(CostliestInput {
+                    size: 4,
+                    cost: 90,
+                    median: 40,
+                    fresh: 3,
+                    choices: vec![1, 2],
+                    size_limit: Some(64),
+                    args: vec![("v".into(), "[1]".into())],
+                }),
+            }),
+        };
+        let wire = serde_json::to_string(&progress).unwrap();
+        let stable = serde_json::to_string(&messages::Progress::from(progress)).unwrap();
+        assert_eq!(stable, wire);
     }
 }
