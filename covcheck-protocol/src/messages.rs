@@ -10,8 +10,9 @@
 //! {"event":"finished","property":"demo::tests::p","execs":…,"findings":1,...}
 //! ```
 //!
-//! A campaign (`cargo covcheck`, `run`) and `report` print them; each
-//! variant says which command prints it when it is not a campaign.
+//! Every command prints them: a campaign (`cargo covcheck`, `run`), `list`,
+//! `minimize`, `replay` and `report`; each variant says which command
+//! prints it.
 //!
 //! ## Stability
 //!
@@ -72,9 +73,11 @@ pub enum Message {
         worker: Option<usize>,
     },
     /// The command could not do its work for the property: its campaign
-    /// ended, or its inputs could not be run.
+    /// ended, its inputs or seeds could not be run, or what `minimize`
+    /// was to write could not be written.
     Error { property: String, message: String },
-    /// Something to fix that did not stop the command.
+    /// Something to fix that did not stop the command (a seed file that
+    /// cannot be read, say).
     Warning { property: String, message: String },
     /// A property's campaign ended.
     Finished {
@@ -116,6 +119,127 @@ pub enum Message {
     },
     /// `cargo covcheck report`: where the report was written (the last line).
     Report { index: PathBuf, lcov: PathBuf },
+    /// `cargo covcheck list`: one property of the selected packages. Each
+    /// of its seed files that cannot be read is named by a
+    /// [`Message::Warning`] after it.
+    Listed {
+        property: String,
+        /// The package that holds it.
+        package: String,
+        /// Its libtest name (`module::name`), what `cargo test -- --exact`
+        /// takes.
+        test_name: String,
+        /// The `cargo test` command that runs just this property.
+        rerun: String,
+        /// The directory of its seed files.
+        seed_dir: PathBuf,
+        /// How many of its seed files could be read.
+        seeds: usize,
+        /// Marked `#[covcheck(perf)]`: campaigns run it in performance mode.
+        perf: bool,
+    },
+    /// `cargo covcheck minimize`: one property's covering suite, measured
+    /// and (with `--save`) kept. A property whose suite could not be
+    /// measured gets a [`Message::Error`] instead; one whose suite could
+    /// not all be saved gets this message, then a [`Message::Error`].
+    Minimized {
+        property: String,
+        /// The corpus cache entries and saved seeds that were run.
+        measured: SuiteStats,
+        /// Of the measured inputs, entries of the corpus cache.
+        corpus_inputs: usize,
+        /// Failure seeds: always kept in the suite, their features count
+        /// as covered.
+        failure_seeds: usize,
+        /// Failure seeds of crash kinds (abort, timeout, ...), kept without
+        /// being run, as they would take the worker down.
+        unmeasured_failure_seeds: usize,
+        /// Corpus entries or covering seeds that now fail: left out of the
+        /// suite (a campaign finds and saves the failure).
+        failing_inputs: usize,
+        /// What libFuzzer's `-merge=1` rule (smallest first, keep an input
+        /// if it adds a feature) keeps of the measured inputs.
+        forward_pass: SuiteStats,
+        /// What greedy set cover keeps, before shrinking.
+        set_cover: SuiteStats,
+        /// The suite: the covering inputs after shrinking, with the
+        /// failure seeds' coverage (shrinking may reach features the
+        /// measured inputs did not).
+        shrunk: SuiteStats,
+        /// Of the measured features, how many the suite keeps.
+        kept_features: usize,
+        /// Inputs that crashed or hung a minimize worker: left out of the
+        /// suite.
+        #[serde(default)]
+        left_out: Vec<LeftOut>,
+        /// What became of the suite.
+        suite: SuiteFate,
+        /// The covering seeds `--save` wrote; absent without `--save`, or
+        /// when writing them failed (a [`Message::Error`] follows).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        saved: Option<SavedSeeds>,
+        /// With `--save`: covering seeds outside the suite that now fail,
+        /// kept since each shows a bug.
+        #[serde(default)]
+        failing_seeds: Vec<PathBuf>,
+        /// With `--save`, without `--prune`: covering seeds the suite no
+        /// longer needs, left on disk.
+        #[serde(default)]
+        stale_seeds: Vec<PathBuf>,
+        /// With `--save --prune`: the covering seeds deleted, as the suite
+        /// no longer needs them.
+        #[serde(default)]
+        deleted_seeds: Vec<PathBuf>,
+        /// What the property's seeds on disk now cover, as `replay`
+        /// reports it.
+        coverage: SuiteCoverage,
+    },
+    /// `cargo covcheck replay`: one seed ran (properties replay in
+    /// parallel, so the lines of several interleave).
+    SeedReplayed {
+        property: String,
+        /// The seed file.
+        seed: PathBuf,
+        /// The seed's kind, as its file says: `failure`, `covering` or
+        /// `performance`.
+        kind: String,
+        passed: bool,
+        /// When it failed: the failure's message, or how the test binary
+        /// died and its last output.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        /// When it failed where a failure has a place: the panic's
+        /// location.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        location: Option<String>,
+        /// How long it ran, in microseconds.
+        elapsed_us: u64,
+    },
+    /// `cargo covcheck replay`: what a property's seeds on disk cover, for
+    /// each property with seeds, after its seeds ran.
+    SeedCoverage {
+        property: String,
+        /// Absent until `cargo covcheck minimize` has measured the
+        /// property's seeds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        coverage: Option<SuiteCoverage>,
+    },
+    /// `cargo covcheck replay`: every seed ran. A property whose seeds
+    /// could not be replayed has a [`Message::Error`] before it.
+    Replayed {
+        /// The properties selected.
+        properties: usize,
+        /// The seeds that ran, and how many of them passed and failed.
+        seeds: usize,
+        passed: usize,
+        failed: usize,
+        /// Properties whose seeds could not be replayed.
+        errors: usize,
+        elapsed_ms: u64,
+    },
+    /// `cargo covcheck replay --junit`: where the JUnit report was written
+    /// (the last line).
+    Junit { path: PathBuf },
 }
 
 /// Progress of a campaign, summed over its workers.
@@ -275,6 +399,83 @@ pub struct Finding {
     pub size: Option<usize>,
 }
 
+/// Size and coverage of a set of inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteStats {
+    pub inputs: usize,
+    /// Total length of the inputs as seed files store them (their
+    /// `choices` text).
+    pub bytes: usize,
+    /// Distinct coverage features (an edge and the bucket of its hit
+    /// count) they reach.
+    pub features: usize,
+}
+
+/// What became of a minimized suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuiteFate {
+    /// There was no corpus cache to minimize: run a campaign first.
+    NoCorpus,
+    /// Shown only: `--save` was not given.
+    NotSaved,
+    /// `--save`: written as covering seeds (as far as the message's
+    /// `saved` says).
+    Saved,
+}
+
+/// The covering seeds `minimize --save` wrote.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedSeeds {
+    /// The covering seeds of the suite.
+    pub seeds: usize,
+    /// Of them, those that were not on disk already.
+    pub new: usize,
+    /// The property's seed directory.
+    pub dir: PathBuf,
+}
+
+/// An input that crashed or hung a minimize worker, run again alone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    /// How it ended the worker.
+    pub kind: FailureKind,
+    /// What ended it, in words (`ran longer than 500 ms`).
+    pub detail: String,
+    /// Its choices.
+    pub choices: Vec<u64>,
+    /// The failure it shows run alone too, reproduced and shrunk: a bug,
+    /// which no covering seed can hold. Absent when it passed alone
+    /// (twice): see `passed_alone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<Finding>,
+    /// The seed that replays the failure: a seed file that held the input
+    /// already, or the failure seed `--save` wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<PathBuf>,
+    /// Why the failure seed could not be written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_error: Option<String>,
+    /// It passed when run alone, twice (a machine too busy to run it in
+    /// time, or something outside killed the worker): what happened. It is
+    /// left out of this suite only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_alone: Option<String>,
+}
+
+/// How much of what the campaigns (and seeds) reached a property's seed
+/// files on disk cover, by the features `minimize` measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SuiteCoverage {
+    /// Features the seed files reach.
+    pub covered: usize,
+    /// Features the corpus cache and the seeds reached when `minimize`
+    /// last measured them.
+    pub features: usize,
+    /// Seed files added since, whose features are not known.
+    pub unmeasured: usize,
+}
+
 impl Message {
     /// The property the message is about (none for the messages about a
     /// whole run).
@@ -288,8 +489,15 @@ impl Message {
             | Message::Error { property, .. }
             | Message::Warning { property, .. }
             | Message::Finished { property, .. }
-            | Message::Coverage { property, .. } => Some(property),
-            Message::Interrupted { .. } | Message::Report { .. } => None,
+            | Message::Coverage { property, .. }
+            | Message::Listed { property, .. }
+            | Message::Minimized { property, .. }
+            | Message::SeedReplayed { property, .. }
+            | Message::SeedCoverage { property, .. } => Some(property),
+            Message::Interrupted { .. }
+            | Message::Report { .. }
+            | Message::Replayed { .. }
+            | Message::Junit { .. } => None,
         }
     }
 

@@ -21,6 +21,12 @@ fn tag(message: &Message) -> &'static str {
         Message::Interrupted { .. } => "interrupted",
         Message::Coverage { .. } => "coverage",
         Message::Report { .. } => "report",
+        Message::Listed { .. } => "listed",
+        Message::Minimized { .. } => "minimized",
+        Message::SeedReplayed { .. } => "seed-replayed",
+        Message::SeedCoverage { .. } => "seed-coverage",
+        Message::Replayed { .. } => "replayed",
+        Message::Junit { .. } => "junit",
     }
 }
 
@@ -62,6 +68,14 @@ fn finding(kind: FailureKind) -> Finding {
         shrink_note: None,
         flaky: false,
         size: Some(4096),
+    }
+}
+
+fn stats(inputs: usize, bytes: usize, features: usize) -> SuiteStats {
+    SuiteStats {
+        inputs,
+        bytes,
+        features,
     }
 }
 
@@ -180,6 +194,92 @@ fn examples() -> Vec<Message> {
             index: PathBuf::from("/target/covcheck/report/index.html"),
             lcov: PathBuf::from("/target/covcheck/report/lcov.info"),
         },
+        Message::Listed {
+            property: property(),
+            package: "demo".into(),
+            test_name: "tests::parses".into(),
+            rerun: "cargo test -p demo --lib -- tests::parses --exact".into(),
+            seed_dir: PathBuf::from("/src/demo/covcheck-seeds/demo/tests/parses"),
+            seeds: 3,
+            perf: false,
+        },
+        Message::Minimized {
+            property: property(),
+            measured: stats(14, 8400, 64),
+            corpus_inputs: 12,
+            failure_seeds: 1,
+            unmeasured_failure_seeds: 1,
+            failing_inputs: 1,
+            forward_pass: stats(9, 5100, 64),
+            set_cover: stats(4, 2000, 64),
+            shrunk: stats(4, 300, 66),
+            kept_features: 64,
+            left_out: vec![
+                LeftOut {
+                    kind: FailureKind::Abort,
+                    detail: "aborted (SIGABRT)".into(),
+                    choices: vec![77],
+                    finding: Some(Finding {
+                        args: vec![("x".into(), "77".into())],
+                        ..finding(FailureKind::Abort)
+                    }),
+                    seed: Some(seed("bbbbbbbbbbbbbbbb")),
+                    seed_error: None,
+                    passed_alone: None,
+                },
+                LeftOut {
+                    kind: FailureKind::Timeout,
+                    detail: "ran longer than 1000 ms".into(),
+                    choices: vec![5, 0, 9],
+                    finding: None,
+                    seed: None,
+                    seed_error: Some("permission denied".into()),
+                    passed_alone: Some("it passed when run alone".into()),
+                },
+            ],
+            suite: SuiteFate::Saved,
+            saved: Some(SavedSeeds {
+                seeds: 4,
+                new: 1,
+                dir: PathBuf::from("/src/demo/covcheck-seeds/demo/tests/parses"),
+            }),
+            failing_seeds: vec![seed("bbbbbbbbbbbbbbbb")],
+            stale_seeds: vec![seed("cccccccccccccccc")],
+            deleted_seeds: vec![seed("dddddddddddddddd")],
+            coverage: SuiteCoverage {
+                covered: 66,
+                features: 66,
+                unmeasured: 0,
+            },
+        },
+        Message::SeedReplayed {
+            property: property(),
+            seed: seed("0c8ca863b3f69fa5"),
+            kind: "failure".into(),
+            passed: false,
+            message: Some("assertion `left != right` failed".into()),
+            location: Some("src/lib.rs:49:9".into()),
+            elapsed_us: 120,
+        },
+        Message::SeedCoverage {
+            property: property(),
+            coverage: Some(SuiteCoverage {
+                covered: 40,
+                features: 50,
+                unmeasured: 1,
+            }),
+        },
+        Message::Replayed {
+            properties: 2,
+            seeds: 3,
+            passed: 2,
+            failed: 1,
+            errors: 1,
+            elapsed_ms: 84,
+        },
+        Message::Junit {
+            path: PathBuf::from("covcheck.xml"),
+        },
     ]
 }
 
@@ -232,4 +332,12 @@ fn older_lines_read_with_the_defaults_of_later_fields() {
         panic!("a status")
     };
     assert_eq!((progress.execs, progress.tokens.len(), workers), (5, 0, 1));
+    let replayed = r#"{"event":"seed-replayed","property":"d::p","seed":"s.toml","kind":"covering","passed":true,"elapsed_us":3}"#;
+    let Some(Ok(Message::SeedReplayed {
+        message, location, ..
+    })) = parse_message(replayed)
+    else {
+        panic!("a replayed seed")
+    };
+    assert_eq!((message, location), (None, None));
 }

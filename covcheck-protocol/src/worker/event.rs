@@ -257,6 +257,21 @@ impl From<Finding> for messages::Finding {
     }
 }
 
+impl From<SuiteStats> for messages::SuiteStats {
+    fn from(stats: SuiteStats) -> Self {
+        let SuiteStats {
+            inputs,
+            bytes,
+            features,
+        } = stats;
+        messages::SuiteStats {
+            inputs,
+            bytes,
+            features,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
