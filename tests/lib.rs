@@ -6,9 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use covcheck_protocol::messages::Finding;
 use covcheck_protocol::messages::{Message, parse_message};
 use covcheck_protocol::seeds::{Seed, SeedStore};
-use covcheck_protocol::worker::Finding;
 
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

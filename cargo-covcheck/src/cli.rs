@@ -181,7 +181,8 @@ pub struct ReportArgs {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub limits: ExecutionLimits,
-    /// How to print the result.
+    /// How to print the result (json: a `coverage` message per property,
+    /// then a `report` message).
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
 }
@@ -207,6 +208,9 @@ pub struct MinimizeArgs {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub limits: ExecutionLimits,
+    /// How to print each property's suite (json: a `minimized` message each).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
 }
 
 /// What an execution may take before it counts as a failure (a hang or an
@@ -242,6 +246,10 @@ pub struct ReplayArgs {
     /// checked (the normal build cannot measure them).
     #[arg(long)]
     pub perf: bool,
+    /// How to print the seeds' results (json: a `seed-replayed` message
+    /// each, then a `replayed` summary).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
 }
 
 /// Which packages, features and profile to build: cargo's own flags.
@@ -294,6 +302,9 @@ pub struct ListArgs {
     pub filter: Option<String>,
     #[command(flatten)]
     pub build: BuildArgs,
+    /// How to print the properties (json: a `listed` message each).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -393,10 +404,11 @@ pub struct RunArgs {
 
 #[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MessageFormat {
-    /// Status lines and a summary table.
+    /// Text for people: status lines, reports and tables.
     #[default]
     Human,
-    /// One JSON object per line, for tools.
+    /// One JSON object per line on stdout, for tools (the messages of the
+    /// covcheck-protocol crate); notes for people go to stderr.
     Json,
 }
 

@@ -15,7 +15,7 @@ use cargo_covcheck::error::Error;
 #[cfg(target_os = "linux")]
 use cargo_covcheck::exit::Outcome;
 #[cfg(target_os = "linux")]
-use cargo_covcheck::report::{self, HumanReporter};
+use cargo_covcheck::report;
 #[cfg(target_os = "linux")]
 use cargo_covcheck::{cmd, wrapper};
 
@@ -36,13 +36,18 @@ fn main() {
     }
     let Cargo::Covcheck(args) = Cargo::parse();
     let result = match args.command {
-        Some(Command::List(list)) => cmd::list::run(&list, &mut HumanReporter::new()),
+        Some(Command::List(args)) => {
+            cmd::list::run(&args, report::for_format(args.message_format).as_mut())
+        }
         Some(Command::Run(run)) => run_campaigns(&run),
-        Some(Command::Minimize(args)) => cmd::minimize::run(&args, &mut HumanReporter::new()),
-        Some(Command::Replay(args)) => cmd::replay::run(&args, &mut HumanReporter::new()),
+        Some(Command::Minimize(args)) => {
+            cmd::minimize::run(&args, report::for_format(args.message_format).as_mut())
+        }
+        Some(Command::Replay(args)) => {
+            cmd::replay::run(&args, report::for_format(args.message_format).as_mut())
+        }
         Some(Command::Report(args)) => {
-            let mut reporter = report::for_format(args.message_format);
-            cmd::report::run(&args, reporter.as_mut())
+            cmd::report::run(&args, report::for_format(args.message_format).as_mut())
         }
         None => run_campaigns(&args.run),
     };

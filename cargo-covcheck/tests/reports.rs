@@ -1,6 +1,7 @@
 //! Snapshots of what people read: a finding's report, the summary table of
 //! a run, a `minimize` block and the end of a `replay`, each built from
-//! constructed results with fixed paths and times.
+//! constructed results with fixed paths and times; and of what tools read
+//! of `list`, `minimize` and `replay` with `--message-format json`.
 
 // The reports are built on Linux only, where campaigns run.
 #![cfg(target_os = "linux")]
@@ -10,15 +11,16 @@ use std::time::Duration;
 
 use cargo_covcheck::compile::TestBinary;
 use cargo_covcheck::discover::Property;
-use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError};
+use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use cargo_covcheck::perf::{PerfReport, PerfSeed, growth};
 use cargo_covcheck::report::events::{
     FailureSeed, FoundBy, JudgedDeath, Minimized, PropertyMinimized, ReplaySummary, Reported,
     RunSummary, Saving, Stale, Suite, Summary, Written,
 };
-use cargo_covcheck::report::{finding_report, minimize, replay, text};
+use cargo_covcheck::report::{Event, finding_report, json, minimize, replay, text};
 use cargo_covcheck::suite_coverage::SuiteCoverage;
 use cargo_covcheck::supervise::Death;
+use covcheck_protocol::seeds::SeedError;
 use covcheck_protocol::worker::{
     CostPoint, CostProfile, CostliestInput, FailureKind, Finding, ListedProperty, MinimizeReport,
     SeedResult, SuiteStats, TargetBest, TokenUse,
@@ -383,10 +385,10 @@ fn seed(file: &str, kind: &str, failure: Option<(&str, &str)>) -> SeedResult {
     }
 }
 
-#[test]
-fn the_end_of_a_replay() {
-    let (parses, crashes) = (property("parses"), property("crashes"));
-    let seeds = vec![
+/// The seeds of `parses`: one that passed, one that failed, one that
+/// killed the test binary.
+fn replayed_seeds() -> Vec<SeedResult> {
+    vec![
         seed("072804bb30078505.toml", "covering", None),
         seed(
             "0c8ca863b3f69fa5.toml",
@@ -404,30 +406,40 @@ fn the_end_of_a_replay() {
                 "",
             )),
         ),
-    ];
-    let mut text: String = seeds
-        .iter()
-        .map(|seed| replay::verdict(&parses, seed) + "\n")
-        .collect();
+    ]
+}
+
+/// The end of a replay of `parses`' seeds and of `crashes`, whose seeds
+/// could not be replayed.
+fn replay_summary<'a>(parses: &'a Property, crashes: &'a Property) -> ReplaySummary<'a> {
     let ended = WorkerError::EndedEarly {
         log: PathBuf::from("/target/covcheck/work/run-1/demo.demo..tests..crashes/replay.log"),
     };
-    let summary = ReplaySummary {
-        results: vec![(&parses, Ok(seeds)), (&crashes, Err(ended))],
+    ReplaySummary {
+        results: vec![(parses, Ok(replayed_seeds())), (crashes, Err(ended))],
         coverage: vec![
             (
-                &parses,
+                parses,
                 Some(SuiteCoverage {
                     covered: 40,
                     features: 50,
                     unmeasured: 1,
                 }),
             ),
-            (&crashes, None),
+            (crashes, None),
         ],
         elapsed: Duration::from_millis(84),
-    };
-    text.push_str(&replay::summary(&summary));
+    }
+}
+
+#[test]
+fn the_end_of_a_replay() {
+    let (parses, crashes) = (property("parses"), property("crashes"));
+    let mut text: String = replayed_seeds()
+        .iter()
+        .map(|seed| replay::verdict(&parses, seed) + "\n")
+        .collect();
+    text.push_str(&replay::summary(&replay_summary(&parses, &crashes)));
     insta::assert_snapshot!(text);
 }
 
@@ -439,9 +451,9 @@ fn stats(inputs: usize, bytes: usize, features: usize) -> SuiteStats {
     }
 }
 
-#[test]
-fn a_minimize_block_that_saved_pruned_and_left_out_crashes() {
-    let survives = property("survives");
+/// The `minimize` of `survives`: a suite saved and pruned, with inputs
+/// that crashed or hung a worker left out.
+fn minimized(survives: &Property) -> PropertyMinimized<'_> {
     let report = MinimizeReport {
         measured: stats(14, 8400, 64),
         corpus_inputs: 12,
@@ -485,8 +497,8 @@ fn a_minimize_block_that_saved_pruned_and_left_out_crashes() {
                 .to_string(),
         },
     ];
-    let minimized = PropertyMinimized {
-        property: &survives,
+    PropertyMinimized {
+        property: survives,
         result: Ok(Minimized {
             report: Box::new(report),
             deaths,
@@ -507,10 +519,113 @@ fn a_minimize_block_that_saved_pruned_and_left_out_crashes() {
             },
             record_error: None,
         }),
-    };
-    let failed = PropertyMinimized {
-        property: &survives,
+    }
+}
+
+/// A `minimize` whose worker gave no report.
+fn minimize_failed(property: &Property) -> PropertyMinimized<'_> {
+    PropertyMinimized {
+        property,
         result: Err(MinimizeError::Worker(WorkerError::NoReport)),
+    }
+}
+
+#[test]
+fn a_minimize_block_that_saved_pruned_and_left_out_crashes() {
+    let survives = property("survives");
+    insta::assert_snapshot!(
+        minimize::block(&minimized(&survives)) + &minimize::block(&minimize_failed(&survives))
+    );
+}
+
+/// The lines `--message-format json` prints for `events`.
+fn json_lines(events: Vec<Event<'_>>) -> String {
+    let mut lines = String::new();
+    for event in events {
+        let messages = json::messages(event).expect("the event has messages");
+        for message in messages {
+            lines.push_str(&message.to_line());
+            lines.push('\n');
+        }
+    }
+    lines
+}
+
+#[test]
+fn the_json_lines_of_list() {
+    let mut perf = property("costs");
+    perf.listing.perf = true;
+    let unreadable = SeedError::Invalid {
+        path: PathBuf::from("/src/demo/covcheck-seeds/demo/tests/costs/bad.toml"),
+        problem: "missing field `choices`".to_string(),
     };
-    insta::assert_snapshot!(minimize::block(&minimized) + &minimize::block(&failed));
+    insta::assert_snapshot!(json_lines(vec![
+        Event::Listed {
+            property: &property("parses"),
+            seeds: 3,
+            unreadable: Vec::new(),
+        },
+        Event::Listed {
+            property: &perf,
+            seeds: 0,
+            unreadable: vec![unreadable],
+        },
+    ]));
+}
+
+#[test]
+fn the_json_lines_of_minimize() {
+    let survives = property("survives");
+    let mut unsaved = minimized(&survives);
+    if let Ok(m) = &mut unsaved.result {
+        m.deaths.clear();
+        m.suite = Suite::Saved(Saving {
+            written: None,
+            failing: Vec::new(),
+            stale: Stale::Listed(Vec::new()),
+            error: Some(MinimizeError::SaveSeed {
+                dir: PathBuf::from("/src/demo/covcheck-seeds/demo/tests/survives"),
+                source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            }),
+        });
+        m.record_error = Some(WriteError {
+            path: PathBuf::from("/target/covcheck/coverage/demo.demo..tests..survives.json"),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        });
+    }
+    insta::assert_snapshot!(json_lines(vec![
+        Event::Minimized(&minimized(&survives)),
+        Event::Minimized(&unsaved),
+        Event::Minimized(&minimize_failed(&survives)),
+    ]));
+}
+
+#[test]
+fn the_json_lines_of_replay() {
+    let (parses, crashes) = (property("parses"), property("crashes"));
+    let mut events: Vec<Event<'_>> = replayed_seeds()
+        .into_iter()
+        .map(|seed| Event::SeedReplayed {
+            property: &parses,
+            seed,
+        })
+        .collect();
+    let summary = replay_summary(&parses, &crashes);
+    events.push(Event::ReplayFinished(&summary));
+    let junit = PathBuf::from("covcheck.xml");
+    events.push(Event::JunitWritten(&junit));
+    insta::assert_snapshot!(json_lines(events));
+}
+
+/// Notes for people have no message: stdout stays JSON, and they go to
+/// stderr as the human reporter prints them.
+#[test]
+fn notes_have_no_json_form() {
+    let note = json::messages(Event::NothingMatched {
+        filter: Some("nothing"),
+    });
+    assert!(matches!(
+        note.as_ref().map_err(|e| &**e),
+        Err(Event::NothingMatched { .. })
+    ));
 }

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::failure::FailureKind;
 use crate::hash::content_hash;
-use crate::worker::FailureKind;
 
 /// Version of the seed file format; files of other versions are refused with
 /// an explanation rather than misread.
@@ -145,28 +145,6 @@ impl SeedFile {
             ..SeedFile::covering(property, choices, size, args)
         }
         .with_kind(SeedKind::Failure)
-    }
-
-    /// The seed of a campaign's `finding` of property `property`
-    /// (`unshrunk`: saved as it was caught).
-    pub fn of_finding(
-        property: &str,
-        finding: &crate::worker::Finding,
-        unshrunk: bool,
-    ) -> SeedFile {
-        SeedFile::failure(
-            property,
-            &finding.choices,
-            finding.size,
-            FailureRecord {
-                message: finding.message.clone(),
-                location: finding.location.clone(),
-                kind: (finding.kind != FailureKind::Panic).then_some(finding.kind),
-                flaky: finding.flaky,
-                unshrunk,
-            },
-            &finding.args,
-        )
     }
 
     /// The seed of an input kept for the coverage it reaches.

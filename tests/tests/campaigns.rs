@@ -7,8 +7,8 @@
 //! and plain `cargo test` then fails on the saved panic seed.
 
 use covcheck_e2e::{Fixture, finding_for, finished, read_seed};
+use covcheck_protocol::messages::FailureKind;
 use covcheck_protocol::seeds::SeedKind;
-use covcheck_protocol::worker::FailureKind;
 
 const PROPERTIES: &str = r#"
     use std::hint::black_box;

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 
 use covcheck_e2e::Fixture;
-use covcheck_protocol::worker::Finding;
+use covcheck_protocol::messages::Finding;
 
 /// The parser: no covcheck in it, as a crate from crates.io would be.
 /// `inline(never)` keeps rustc from inlining it into the caller, which would

@@ -7,7 +7,7 @@
 
 use covcheck_e2e::{Fixture, finding_for, finished};
 use covcheck_protocol::messages::Message;
-use covcheck_protocol::worker::TokenUse;
+use covcheck_protocol::messages::TokenUse;
 
 const HASHED: &str = r#"
     const SECRET: &str = "plugh-xyzzy";

@@ -9,8 +9,8 @@
 //! then fails on the seeds; the quickcheck-style properties hold.
 
 use covcheck_e2e::{Fixture, finding_for, finished, read_seed};
+use covcheck_protocol::messages::FailureKind;
 use covcheck_protocol::seeds::SeedKind;
-use covcheck_protocol::worker::FailureKind;
 
 const DISK: &str = "foreign::disk_fuzzing::takes_any_command";
 const IMAGE: &str = "foreign::image_fuzzing::loads_any_image";

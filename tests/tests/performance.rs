@@ -7,9 +7,9 @@
 //! same too.
 
 use covcheck_e2e::{Fixture, finding_for};
+use covcheck_protocol::messages::FailureKind;
 use covcheck_protocol::messages::{Message, PerfResult};
 use covcheck_protocol::seeds::SeedKind;
-use covcheck_protocol::worker::FailureKind;
 
 /// The performance result of `property`'s finished campaign.
 fn perf_result(events: &[Message], property: &str) -> PerfResult {

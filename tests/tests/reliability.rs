@@ -20,8 +20,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use covcheck_e2e::{Fixture, Reported, finished, read_seed};
+use covcheck_protocol::messages::FailureKind;
 use covcheck_protocol::messages::{Message, parse_message};
-use covcheck_protocol::worker::FailureKind;
 
 /// Each fault sits behind `x >= 1000 && x % 3 == 1`, which a third of the
 /// fresh random `u32`s reach, and `exits_behind_a_gate` behind a value only

@@ -5,13 +5,16 @@
 //! seeds and lists a stale covering seed without deleting it; `--prune`
 //! deletes it; plain `cargo test` replays the covering seeds and passes;
 //! `replay --junit` reports one test case per seed. Through all of it the
-//! failure seeds stay byte for byte as they were.
+//! failure seeds stay byte for byte as they were. With `--message-format
+//! json`, `list`, `minimize` and `replay` print only messages on stdout.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
+use std::process::Output;
 
 use covcheck_e2e::{Fixture, text_of};
+use covcheck_protocol::messages::{Message, SuiteFate, parse_message};
 use covcheck_protocol::seeds::SeedKind;
 
 const PROPERTIES: &str = r#"
@@ -120,7 +123,8 @@ fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
     assert!(!covering.is_empty(), "covering seeds are saved:\n{text}");
     assert_eq!(failure_seeds(&fixture), failures, "minimize --save");
 
-    let prune = fixture.covcheck(&["minimize", "--save", "--prune"]);
+    // With the messages for tools, which say what was deleted.
+    let prune = fixture.covcheck(&["minimize", "--save", "--prune", "--message-format", "json"]);
     let text = text_of(&prune);
     assert!(prune.status.success(), "{text}");
     assert!(!stale.exists(), "--prune deletes the stale seed:\n{text}");
@@ -130,10 +134,56 @@ fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
     for path in &covering {
         assert!(path.exists(), "{} was replaced:\n{text}", path.display());
     }
-    let scores = text.split("suites::tests::scores").nth(1).unwrap();
-    let coverage = scores.lines().find(|l| l.contains("seeds cover")).unwrap();
-    assert!(coverage.contains("(100%)"), "{text}");
+    let messages = json_lines(&prune);
+    let minimized = messages
+        .iter()
+        .find_map(|m| match m {
+            Message::Minimized {
+                property,
+                suite,
+                deleted_seeds,
+                coverage,
+                ..
+            } if property == "suites::tests::scores" => Some((suite, deleted_seeds, coverage)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("a `minimized` message for `scores`:\n{text}"));
+    let (suite, deleted, coverage) = minimized;
+    assert_eq!(*suite, SuiteFate::Saved, "{text}");
+    let deleted: Vec<_> = deleted.iter().filter_map(|p| p.file_name()).collect();
+    assert_eq!(deleted, [stale.file_name().unwrap()], "{text}");
+    let percent = 100.0 * coverage.covered as f64 / coverage.features.max(1) as f64;
+    assert_eq!(
+        format!("{percent:.0}"),
+        "100",
+        "as the text says it:\n{text}"
+    );
     assert_eq!(failure_seeds(&fixture), failures, "minimize --save --prune");
+
+    let list = fixture.covcheck(&["list", "--message-format", "json"]);
+    let text = text_of(&list);
+    assert!(list.status.success(), "{text}");
+    let listed: BTreeMap<String, usize> = json_lines(&list)
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::Listed {
+                property, seeds, ..
+            } => Some((property, seeds)),
+            _ => None,
+        })
+        .collect();
+    let on_disk = |p| fixture.seed_files(p).len();
+    assert_eq!(
+        listed,
+        BTreeMap::from([
+            (
+                "suites::tests::finds_coffee".into(),
+                on_disk("finds_coffee")
+            ),
+            ("suites::tests::scores".into(), on_disk("scores")),
+        ]),
+        "{text}"
+    );
 
     let (passed, text) = fixture.cargo(&["test", "--", "tests::scores", "--exact", "--nocapture"]);
     assert!(passed, "the covering seeds pass under cargo test:\n{text}");
@@ -175,7 +225,49 @@ fn minimize_keeps_every_feature_and_no_command_touches_failure_seeds() {
         [Some("suites::tests::finds_coffee".to_string())],
         "{text}"
     );
+
+    let replay = fixture.covcheck(&["replay", "--message-format", "json"]);
+    let text = text_of(&replay);
+    assert_eq!(replay.status.code(), Some(1), "{text}");
+    let messages = json_lines(&replay);
+    let failed: Vec<&str> = (messages.iter())
+        .filter_map(|m| match m {
+            Message::SeedReplayed {
+                property,
+                passed: false,
+                ..
+            } => Some(property.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed, ["suites::tests::finds_coffee"], "{text}");
+    let replayed = (messages
+        .iter()
+        .filter(|m| matches!(m, Message::SeedReplayed { .. })))
+    .count();
+    assert_eq!(replayed, seeds, "a message per seed:\n{text}");
+    assert!(
+        matches!(
+            messages.last(),
+            Some(Message::Replayed { seeds: s, failed: 1, errors: 0, .. }) if *s == seeds
+        ),
+        "the summary comes last:\n{text}"
+    );
     assert_eq!(failure_seeds(&fixture), failures, "replay");
+}
+
+/// The messages of `--message-format json` on stdout, where every line
+/// must be one.
+fn json_lines(output: &Output) -> Vec<Message> {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for line in stdout.lines() {
+        assert!(
+            parse_message(line).is_some_and(|m| m.is_ok()),
+            "not a message on stdout: {line:?}\n{}",
+            text_of(output)
+        );
+    }
+    covcheck_e2e::events(&output.stdout)
 }
 
 /// Saved covering seeds that abort or hang the property: each ends a

@@ -32,8 +32,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use covcheck_e2e::{Fixture, events, findings};
+use covcheck_protocol::messages::FailureKind;
 use covcheck_protocol::messages::{Message, parse_message};
-use covcheck_protocol::worker::FailureKind;
 
 const PROPERTIES: &str = r#"
     #[covcheck]

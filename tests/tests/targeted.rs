@@ -7,7 +7,7 @@
 
 use covcheck_e2e::Fixture;
 use covcheck_protocol::messages::Message;
-use covcheck_protocol::worker::TargetBest;
+use covcheck_protocol::messages::TargetBest;
 
 const PROPERTY: &str = "targeted::tests::ranges_round_trip";
 const LABEL: &str = "longest range";

@@ -23,8 +23,8 @@
 use std::sync::OnceLock;
 
 use covcheck_e2e::{Fixture, events, findings, finished};
+use covcheck_protocol::messages::FailureKind;
 use covcheck_protocol::messages::Message;
-use covcheck_protocol::worker::FailureKind;
 
 const ROOT_MANIFEST: &str = r#"[workspace]
 resolver = "2"

@@ -544,7 +544,7 @@ fn running_out_of_memory_is_named_so_on_a_busy_machine() {
     assert_eq!(found.len(), 1, "{messages:?}");
     assert_eq!(
         found[0].finding.kind,
-        covcheck_protocol::worker::FailureKind::OutOfMemory,
+        covcheck_protocol::messages::FailureKind::OutOfMemory,
         "however slowly the machine ran it: {:?}",
         found[0]
     );

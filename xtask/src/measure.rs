@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use covcheck_protocol::messages::TargetBest;
 use covcheck_protocol::messages::{Message, PerfResult, parse_message};
-use covcheck_protocol::worker::TargetBest;
 use serde_json::Value;
 
 /// Builds cargo-covcheck and returns its path, as cargo reports it (the

@@ -173,7 +173,7 @@ fn keep_failure(property: &Property, judged: JudgedDeath, save: bool) -> JudgedD
         Some(existing) => FailureSeed::Existing(existing.path.clone()),
         None if !save => FailureSeed::NotSaved,
         None => {
-            let file = SeedFile::of_finding(&property.listing.full_path, &finding, false);
+            let file = finding.seed_file(&property.listing.full_path, false);
             match store.save(&file) {
                 Ok(path) => FailureSeed::Saved(path),
                 Err(error) => FailureSeed::Failed(format!("{}: {error}", store.dir().display())),

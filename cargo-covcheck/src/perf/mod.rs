@@ -37,8 +37,8 @@ impl PerfReport {
         PerfResult {
             growth: self.fit.map(|f| f.growth.name().to_string()),
             exponent: self.fit.map(|f| f.exponent),
-            points: self.profile.points,
-            costliest: self.profile.costliest,
+            points: self.profile.points.into_iter().map(Into::into).collect(),
+            costliest: self.profile.costliest.map(Into::into),
             seed: match self.seed {
                 PerfSeed::Saved(path) => Some(path),
                 _ => None,

@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use covcheck_protocol::limits::is_past_cost_bound;
-use covcheck_protocol::seeds::SeedFile;
 use covcheck_protocol::worker::{FailureKind, Finding, Progress, TargetBest, TokenUse};
 
 use super::events::{Reported, RunSummary, Summary};
@@ -285,7 +284,7 @@ pub fn finding_report(property: &Property, reported: &Reported) -> String {
 /// How to reproduce a finding whose seed was not saved: the seed file to
 /// write by hand, then the command that replays it.
 fn unsaved_seed(property: &Property, finding: &Finding) -> String {
-    let file = SeedFile::of_finding(&property.listing.full_path, finding, finding.flaky);
+    let file = finding.seed_file(&property.listing.full_path, finding.flaky);
     let store = property.seed_store();
     let path = store
         .path_of(&file)

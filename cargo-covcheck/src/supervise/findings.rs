@@ -369,7 +369,7 @@ fn forget_cached(config: &WorkerConfig, choices: &[u64]) {
 
 /// The seed file of `finding`.
 fn seed_file(property: &Property, finding: &Finding, unshrunk: bool) -> SeedFile {
-    SeedFile::of_finding(&property.listing.full_path, finding, unshrunk)
+    finding.seed_file(&property.listing.full_path, unshrunk)
 }
 
 /// The finding of a worker's death, as its input was when it died.
