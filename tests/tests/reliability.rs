@@ -153,20 +153,27 @@ fn value_of(finding: &Reported) -> u32 {
 #[test]
 fn faults_reached_by_random_inputs_are_saved_with_their_input() {
     let fixture = Fixture::new("faults", FAULTS);
-    let output = fixture.covcheck(&[
-        "--runs",
-        "20000",
-        "--seed",
-        "3",
-        "-j",
-        "2",
-        "--timeout",
-        "300ms",
-        "--rss-limit-mb",
-        "512",
-        "--message-format",
-        "json",
-    ]);
+    let output = fixture
+        .covcheck_command(&[
+            "--runs",
+            "20000",
+            "--seed",
+            "3",
+            "-j",
+            "2",
+            "--timeout",
+            "300ms",
+            "--rss-limit-mb",
+            "512",
+            "--message-format",
+            "json",
+        ])
+        // What is asserted holds for any input that fails, shrunk or not:
+        // a short shrinking budget keeps each fork-per-try shrink (a hang
+        // costs its whole timeout) from taking most of the test's time.
+        .env("COVCHECK_SHRINK_SECS", "2")
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
         output.status.code(),
