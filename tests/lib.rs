@@ -147,67 +147,74 @@ pub fn executable_of(messages: &str, package: &str) -> Option<PathBuf> {
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
 }
 
-/// A scratch crate whose `src/lib.rs` holds a `#[cfg(test)] mod tests`.
-/// Each test uses its own package name: cargo hashes path packages relative
-/// to their workspace, so two fixtures with one name would share (and race
-/// on) their build output.
+/// A crate whose `src/lib.rs` holds a `#[cfg(test)] mod tests`, outside
+/// this workspace as a user's crate is. Each test uses its own package
+/// name: cargo hashes path packages relative to their workspace, so two
+/// fixtures with one name would share (and race on) their build output.
+///
+/// A fixture lives in `fixtures/<name>` of the fixtures' target directory,
+/// kept between runs: a file whose contents are unchanged is not written
+/// again, so that cargo finds the crate built and a warm run of the suite
+/// builds only what a test changed. What a run leaves behind (seeds, the
+/// campaigns' corpus and series of the package) is removed when the
+/// fixture is made, so every run starts from the same state.
 pub struct Fixture {
-    pub dir: tempfile::TempDir,
+    root: Root,
     pub name: &'static str,
+}
+
+/// Where a fixture's files are.
+enum Root {
+    /// `fixtures/<name>` of the fixtures' target directory.
+    Kept(PathBuf),
+    /// A directory of its own, removed with the fixture: a second checkout
+    /// of a package, which must not be where the first one is.
+    Scratch(tempfile::TempDir),
 }
 
 impl Fixture {
     /// A crate named `name` whose test module holds `body` (with
     /// `covcheck_rt::covcheck` in scope).
     pub fn new(name: &'static str, body: &str) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let rt = workspace_root().join("covcheck-rt");
-        let manifest = format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dev-dependencies]\ncovcheck-rt = {{ path = {:?} }}\n\n[workspace]\n",
-            rt.display().to_string()
-        );
-        fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
-        // The workspace's lock file pins the same dependency versions, so the
-        // fixture builds from the cache without resolving anything new.
-        fs::copy(
-            workspace_root().join("Cargo.lock"),
-            dir.path().join("Cargo.lock"),
-        )
-        .unwrap();
-        fs::create_dir(dir.path().join("src")).unwrap();
-        let fixture = Fixture { dir, name };
-        fixture.write_property(body);
-        fixture
+        Fixture::made(name, Root::kept(name), &crate_files(name, body))
+    }
+
+    /// A checkout of the crate [`Fixture::new`] makes in a directory of its
+    /// own, made afresh for each test: for tests of two checkouts of one
+    /// package. (Where two checkouts share a build directory, cargo takes
+    /// the one built last for the other when the other's sources are
+    /// older, so a kept one would see the scratch one's build of the run
+    /// before.)
+    pub fn another_checkout(name: &'static str, body: &str) -> Fixture {
+        let root = Root::Scratch(tempfile::tempdir().unwrap());
+        Fixture::made(name, root, &crate_files(name, body))
     }
 
     /// A copy of the bundled example `examples/<example>` (a crate named
     /// `example`), its path dependency on `covcheck-rt` made absolute: its
     /// campaigns and seeds then stay out of the source tree.
     pub fn from_example(example: &'static str) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
         let source = workspace_root().join("examples").join(example);
-        let rt = workspace_root().join("covcheck-rt");
         let manifest = fs::read_to_string(source.join("Cargo.toml")).unwrap();
         let relative = "path = \"../../covcheck-rt\"";
         assert!(
             manifest.contains(relative),
             "{example}'s Cargo.toml names {relative}"
         );
-        let manifest =
-            manifest.replace(relative, &format!("path = {:?}", rt.display().to_string()));
-        fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
-        fs::copy(source.join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
-        fs::create_dir(dir.path().join("src")).unwrap();
+        let manifest = manifest.replace(relative, &format!("path = {:?}", rt_path()));
+        let mut files = vec![
+            ("Cargo.toml".to_string(), manifest),
+            (
+                "Cargo.lock".to_string(),
+                fs::read_to_string(source.join("Cargo.lock")).unwrap(),
+            ),
+        ];
         for entry in fs::read_dir(source.join("src")).unwrap() {
             let entry = entry.unwrap().path();
-            fs::copy(
-                &entry,
-                dir.path().join("src").join(entry.file_name().unwrap()),
-            )
-            .unwrap();
+            let name = entry.file_name().unwrap().to_str().unwrap().to_string();
+            files.push((format!("src/{name}"), fs::read_to_string(&entry).unwrap()));
         }
-        Fixture { dir, name: example }
+        Fixture::made(example, Root::kept(example), &files)
     }
 
     /// A workspace of several crates: each `(path, contents)` of `files`
@@ -216,30 +223,33 @@ impl Fixture {
     /// directory of its seeds, as for [`Fixture::new`]; the crates' names
     /// must be unique among the fixtures, as theirs are.
     pub fn workspace(name: &'static str, files: &[(&str, &str)]) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let rt = workspace_root().join("covcheck-rt");
-        for (path, contents) in files {
-            let path = dir.path().join(path);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            let contents = contents.replace("{covcheck-rt}", &rt.display().to_string());
-            fs::write(path, contents).unwrap();
-        }
-        fs::copy(
-            workspace_root().join("Cargo.lock"),
-            dir.path().join("Cargo.lock"),
-        )
-        .unwrap();
-        Fixture { dir, name }
+        let mut all: Vec<(String, String)> = files
+            .iter()
+            .map(|(path, contents)| {
+                let contents = contents.replace("{covcheck-rt}", &rt_path());
+                (path.to_string(), contents)
+            })
+            .collect();
+        all.push(("Cargo.lock".to_string(), workspace_lock()));
+        Fixture::made(name, Root::kept(name), &all)
+    }
+
+    fn made(name: &'static str, root: Root, files: &[(String, String)]) -> Fixture {
+        let fixture = Fixture { root, name };
+        sync_files(fixture.path(), files);
+        forget_campaigns_of(name);
+        fixture
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        match &self.root {
+            Root::Kept(dir) => dir,
+            Root::Scratch(dir) => dir.path(),
+        }
     }
 
     pub fn write_property(&self, body: &str) {
-        let lib =
-            format!("#[cfg(test)]\nmod tests {{\n    use covcheck_rt::covcheck;\n\n{body}\n}}\n");
-        fs::write(self.path().join("src/lib.rs"), lib).unwrap();
+        fs::write(self.path().join("src/lib.rs"), lib_of(body)).unwrap();
     }
 
     /// Runs cargo with `args`; returns (success, stdout + stderr).
@@ -321,6 +331,102 @@ impl Fixture {
         };
         files.sort();
         files
+    }
+}
+
+impl Root {
+    fn kept(name: &str) -> Root {
+        Root::Kept(target_dir().join("fixtures").join(name))
+    }
+}
+
+/// The manifest, lock file and `src/lib.rs` of [`Fixture::new`]'s crate.
+fn crate_files(name: &str, body: &str) -> Vec<(String, String)> {
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dev-dependencies]\ncovcheck-rt = {{ path = {:?} }}\n\n[workspace]\n",
+        rt_path()
+    );
+    vec![
+        ("Cargo.toml".to_string(), manifest),
+        ("Cargo.lock".to_string(), workspace_lock()),
+        ("src/lib.rs".to_string(), lib_of(body)),
+    ]
+}
+
+fn lib_of(body: &str) -> String {
+    format!("#[cfg(test)]\nmod tests {{\n    use covcheck_rt::covcheck;\n\n{body}\n}}\n")
+}
+
+fn rt_path() -> String {
+    workspace_root().join("covcheck-rt").display().to_string()
+}
+
+/// The workspace's lock file: it pins the same dependency versions, so a
+/// fixture builds from the cache without resolving anything new. (Cargo
+/// prunes it to the fixture's packages on the first build; writing it
+/// again makes cargo prune it again, and rebuilds nothing.)
+fn workspace_lock() -> String {
+    fs::read_to_string(workspace_root().join("Cargo.lock")).unwrap()
+}
+
+/// Makes `dir` hold exactly `files` (paths relative to it): a file whose
+/// contents are already right is left alone, keeping its modification time
+/// (cargo's fingerprint); anything else in `dir` is removed.
+fn sync_files(dir: &Path, files: &[(String, String)]) {
+    let wanted: std::collections::HashSet<PathBuf> =
+        files.iter().map(|(path, _)| dir.join(path)).collect();
+    if dir.exists() {
+        remove_unwanted(dir, &wanted);
+    }
+    for (path, contents) in files {
+        let path = dir.join(path);
+        if fs::read(&path).is_ok_and(|old| old == contents.as_bytes()) {
+            continue;
+        }
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, contents).unwrap();
+    }
+}
+
+/// Removes every file under `dir` not in `wanted`, and the directories
+/// left empty.
+fn remove_unwanted(dir: &Path, wanted: &std::collections::HashSet<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() && !path.is_symlink() {
+            remove_unwanted(&path, wanted);
+            if fs::read_dir(&path).unwrap().next().is_none() {
+                fs::remove_dir(&path).unwrap();
+            }
+        } else if !wanted.contains(&path) {
+            fs::remove_file(&path).unwrap();
+        }
+    }
+}
+
+/// Removes what earlier campaigns on package `package` left in the
+/// fixtures' target directory (its corpus, series, coverage, dictionary
+/// and plots), so that no campaign of this run resumes one of an earlier
+/// run and every run tests the same thing.
+fn forget_campaigns_of(package: &str) {
+    let campaigns = target_dir().join("covcheck");
+    for kind in ["corpus", "series", "coverage", "dictionary", "perf"] {
+        let Ok(entries) = fs::read_dir(campaigns.join(kind)) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let file_name = path.file_name().unwrap().to_string_lossy();
+            if file_name.split('.').next() != Some(package) {
+                continue;
+            }
+            if path.is_dir() {
+                fs::remove_dir_all(&path).unwrap();
+            } else {
+                fs::remove_file(&path).unwrap();
+            }
+        }
     }
 }
 

@@ -57,7 +57,7 @@ fn run_in_checkout(fixture: &Fixture, target: &Path, cache: &Path) -> Output {
 fn two_checkouts_of_one_package_each_run_their_own_tests() {
     // Both written before either is built, as two clones are.
     let first = Fixture::new("twin", HOLDS);
-    let second = Fixture::new("twin", FAILS_FROM_200);
+    let second = Fixture::another_checkout("twin", FAILS_FROM_200);
     // The machine-wide cache holds the engine only; a copy of the
     // fixtures' one spares this test a build of LibAFL.
     let cache = tempfile::tempdir().unwrap();
@@ -116,8 +116,8 @@ fn two_checkouts_of_one_package_each_run_their_own_tests() {
 /// properties as the second's.
 #[test]
 fn a_test_binary_built_from_another_checkout_is_refused() {
-    let first = Fixture::new("twin_sharing", HOLDS);
-    let second = Fixture::new("twin_sharing", FAILS_FROM_200);
+    let first = Fixture::another_checkout("twin_sharing", HOLDS);
+    let second = Fixture::another_checkout("twin_sharing", FAILS_FROM_200);
     let output = first.covcheck(&["list"]);
     assert!(output.status.success(), "{}", text_of(&output));
 
