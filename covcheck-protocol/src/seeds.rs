@@ -396,6 +396,13 @@ impl SeedFile {
 /// collaborator's checkout gets (tempfile's default, 0600, is for secrets);
 /// the umask still applies. Elsewhere (Windows) the file gets the directory's
 /// inherited permissions, as any new file does. Creates the directory.
+///
+/// Not cargo-util's `paths::write_atomic`, which cargo-covcheck uses for
+/// its other files: a seed is a failure the user commits, and this syncs it
+/// to disk before the rename, which `write_atomic` does not; and this crate
+/// is in the user's dependency graph (through covcheck-rt, a
+/// dev-dependency of every crate under test), where cargo-util would bring
+/// anyhow, tracing, walkdir, sha2, jobserver and more into their builds.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
