@@ -9,13 +9,12 @@
 //! seeds would pass for this one's.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use covcheck_protocol::seeds::SeedStore;
 use covcheck_protocol::worker::{LIST_ENV, ListedProperty, parse_listing};
 
 use crate::compile::TestBinary;
-use crate::error::DiscoverError;
+use crate::error::{DiscoverError, ProcessFailure};
 
 /// A property and the binary to run it from.
 #[derive(Clone, Debug)]
@@ -88,27 +87,18 @@ pub fn discover(
 ) -> Result<Vec<Property>, DiscoverError> {
     let mut properties = Vec::new();
     for binary in binaries {
+        // Its stdin is empty; a failure names the command line, the exit
+        // status and what the binary printed.
         let output = binary
-            .command()
+            .process()
             // `--list` alone: harnesses of `harness = false` targets take
             // libtest's flags but not always its unstable ones (libtest2's
             // refuses `--format` without `-Zunstable-options`), and the
             // listing lines have a prefix of their own anyway.
             .arg("--list")
             .env(LIST_ENV, "1")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|source| DiscoverError::CannotRun {
-                binary: binary.path.clone(),
-                source,
-            })?;
-        if !output.status.success() {
-            return Err(DiscoverError::ListFailed {
-                binary: binary.path.clone(),
-                status: output.status,
-                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            });
-        }
+            .exec_with_output()
+            .map_err(|e| DiscoverError::List(ProcessFailure(e)))?;
         for line in String::from_utf8_lossy(&output.stdout).lines() {
             match parse_listing(line) {
                 Some(Ok(listing)) if !same_dir(&listing.crate_root, &binary.package_root) => {

@@ -8,6 +8,7 @@ use std::io;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
+use cargo_util::{ProcessBuilder, ProcessError};
 use covcheck_protocol::seeds::{SeedError, SeedFile};
 use covcheck_protocol::worker::FailureKind;
 
@@ -84,6 +85,30 @@ pub struct WriteError {
     pub source: io::Error,
 }
 
+/// A process covcheck ran (cargo, rustc, a test binary) that could not
+/// start or did not succeed, in cargo's words: cargo-util's
+/// [`ProcessError`] names the command line and the exit status, and what
+/// the process printed where it was captured; the cause (the `io::Error`
+/// of a failed start) follows it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub struct ProcessFailure(pub anyhow::Error);
+
+impl ProcessFailure {
+    /// `process` could not be started, as [`ProcessBuilder::output`] says
+    /// it, for a process started as a [`std::process::Command`].
+    pub fn not_started(process: &ProcessBuilder, source: io::Error) -> ProcessFailure {
+        let error = anyhow::Error::new(source).context(ProcessError::could_not_execute(process));
+        ProcessFailure(error)
+    }
+
+    /// `process` ended with `status`, which is not success.
+    pub fn exited(process: &ProcessBuilder, status: ExitStatus) -> ProcessFailure {
+        let message = format!("process didn't exit successfully: {process}");
+        ProcessFailure(ProcessError::new(&message, Some(status), None).into())
+    }
+}
+
 /// Why the tests could not be built: the user's to fix (exit status 2).
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -116,10 +141,9 @@ pub enum BuildError {
         needs: (u32, u32, u32),
         found: String,
     },
-    #[error("cannot run {rustc}: {source}")]
-    Rustc { rustc: String, source: io::Error },
-    #[error("cannot run cargo: {0}")]
-    CargoNotRun(io::Error),
+    /// Cargo or rustc did not start (`rustc --version`, the test build).
+    #[error(transparent)]
+    NotStarted(ProcessFailure),
     #[error("cannot create {}: {source}", path.display())]
     Create { path: PathBuf, source: io::Error },
     #[error(transparent)]
@@ -129,13 +153,15 @@ pub enum BuildError {
     /// Cargo failed: where and why, and the way out.
     #[error("{0}")]
     Failed(crate::compile::BuildFailure),
-    /// The campaign engine library did not build ([`crate::engine`]).
+    /// The campaign engine library did not build ([`crate::engine`]):
+    /// `cargo` says how cargo ended.
     #[error(
-        "covcheck's campaign engine did not build in {} (cargo's messages are above); \
-         it needs network access to crates.io the first time, or its crates in cargo's cache",
+        "covcheck's campaign engine did not build in {} (cargo's messages are above): \
+         {cargo}; it needs network access to crates.io the first time, or its crates in \
+         cargo's cache",
         dir.display()
     )]
-    Engine { dir: PathBuf },
+    Engine { dir: PathBuf, cargo: ProcessFailure },
 }
 
 fn version(&(major, minor, patch): &(u32, u32, u32)) -> String {
@@ -146,14 +172,10 @@ fn version(&(major, minor, patch): &(u32, u32, u32)) -> String {
 /// binary does not run, or speaks a protocol this cargo-covcheck does not.
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoverError {
-    #[error("cannot run {}: {source}", binary.display())]
-    CannotRun { binary: PathBuf, source: io::Error },
-    #[error("{} --list failed ({status}):\n{stderr}", binary.display())]
-    ListFailed {
-        binary: PathBuf,
-        status: ExitStatus,
-        stderr: String,
-    },
+    /// The binary did not start, or `--list` failed: the command line,
+    /// its exit status and what it printed.
+    #[error("cannot list the properties of a test binary: {0}")]
+    List(ProcessFailure),
     #[error(
         "{} printed a property this cargo-covcheck cannot read ({problem}); \
          are cargo-covcheck and covcheck-rt the same version?",
@@ -188,8 +210,8 @@ pub enum WorkerError {
     Create { path: PathBuf, source: io::Error },
     #[error(transparent)]
     Write(#[from] WriteError),
-    #[error("cannot start {}: {source}", binary.display())]
-    Start { binary: PathBuf, source: io::Error },
+    #[error("cannot start the worker: {0}")]
+    Start(ProcessFailure),
     #[error("cannot read {}: {source}", path.display())]
     ReadInflight { path: PathBuf, source: io::Error },
     /// The worker said why it cannot run (its error event).
@@ -376,6 +398,34 @@ mod tests {
                 .contains("`, which it had been told to skip; run")
         );
         assert_eq!(dying.outcome(), Outcome::Failed);
+    }
+
+    #[test]
+    fn a_process_that_failed_is_named_by_its_command_line_and_status() {
+        let listing = ProcessBuilder::new("/no/such/props-0123")
+            .arg("--list")
+            .exec_with_output()
+            .unwrap_err();
+        let listing = DiscoverError::List(ProcessFailure(listing)).to_string();
+        assert!(
+            listing.starts_with(
+                "cannot list the properties of a test binary: could not execute process \
+                 `/no/such/props-0123 --list` (never executed): No such file or directory"
+            ),
+            "{listing}"
+        );
+        let mut process = ProcessBuilder::new("sh");
+        process.args(&["-c", "exit 3"]);
+        let status = process.status().unwrap();
+        assert_eq!(
+            ProcessFailure::exited(&process, status).to_string(),
+            "process didn't exit successfully: `sh -c 'exit 3'` (exit status: 3)"
+        );
+        let refused = io::Error::from(io::ErrorKind::PermissionDenied);
+        assert_eq!(
+            ProcessFailure::not_started(&process, refused).to_string(),
+            "could not execute process `sh -c 'exit 3'` (never executed): permission denied"
+        );
     }
 
     #[test]

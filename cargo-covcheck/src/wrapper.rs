@@ -12,7 +12,8 @@
 //! weak no-op callbacks.
 
 use std::ffi::OsString;
-use std::process::Command;
+
+use cargo_util::ProcessBuilder;
 
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet};
 
@@ -45,17 +46,21 @@ pub const SANCOV_FLAGS: [&str; 6] = [
     "-Cllvm-args=-max-loads-per-memcmp=0",
 ];
 
-/// Runs rustc with `args` (the first is rustc itself), instrumenting when due.
+/// Runs rustc with `args` (the first is rustc itself), instrumenting when
+/// due. Rustc replaces this process (`exec_replace`, execvp(2) on Unix):
+/// cargo sees rustc's own exit status, a signal that killed it included,
+/// and no wrapper waits beside each rustc. Only when rustc cannot be
+/// started does the wrapper say so, with the command line.
 pub fn run(args: Vec<OsString>) -> ! {
     let Some((rustc, rest)) = args.split_first() else {
         eprintln!("covcheck: the rustc wrapper was called without a compiler");
         std::process::exit(2)
     };
-    let mut command = Command::new(rustc);
+    let mut command = ProcessBuilder::new(rustc);
     command.args(rest);
     let instrumented = should_instrument(rest);
     if instrumented {
-        command.args(SANCOV_FLAGS);
+        command.args(&SANCOV_FLAGS);
         if std::env::var_os(COUNT_EDGES_ENV).is_some() {
             command.arg(COUNT_EDGES_FLAG);
         }
@@ -70,10 +75,10 @@ pub fn run(args: Vec<OsString>) -> ! {
         arg.push(stubs);
         command.arg(arg);
     }
-    match command.status() {
-        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
-        Err(e) => {
-            eprintln!("covcheck: cannot run {}: {e}", rustc.to_string_lossy());
+    match command.exec_replace() {
+        Ok(()) => std::process::exit(0), // only where exec waits (Windows)
+        Err(error) => {
+            eprintln!("covcheck: {error:#}");
             std::process::exit(2)
         }
     }

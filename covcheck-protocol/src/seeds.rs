@@ -392,10 +392,19 @@ impl SeedFile {
 
 /// Writes `bytes` to `path` whole or not at all: a hidden temporary file in
 /// the same directory (which no reader of seeds picks up), synced, then
-/// renamed over `path`. On Unix readable by all, like any file a
+/// renamed over `path`, and on Unix the directory synced so that the rename
+/// itself survives a crash. On Unix readable by all, like any file a
 /// collaborator's checkout gets (tempfile's default, 0600, is for secrets);
 /// the umask still applies. Elsewhere (Windows) the file gets the directory's
 /// inherited permissions, as any new file does. Creates the directory.
+///
+/// Not cargo-util's `paths::write_atomic` (cargo-covcheck's `atomic` module
+/// says why it writes its reports with this too): a seed is a failure the
+/// user commits, and this syncs it to disk before the rename, which
+/// `write_atomic` does not; and this crate is in the user's dependency graph
+/// (through covcheck-rt, a dev-dependency of every crate under test), where
+/// cargo-util would bring anyhow, tracing, walkdir, sha2, jobserver and more
+/// into their builds.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -410,6 +419,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     io::Write::write_all(&mut temp, bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
+    // A directory opens read-only for fsync on Unix; elsewhere there is no
+    // such call, and the rename is as durable as the platform makes it.
+    #[cfg(unix)]
+    fs::File::open(dir)?.sync_all()?;
     Ok(())
 }
 

@@ -14,15 +14,16 @@
 
 use std::io::{BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use cargo_metadata::{
     CargoOpt, Message, Metadata, MetadataCommand, Package, PackageId, TargetKind,
 };
+use cargo_util::ProcessBuilder;
 
 use crate::cli::BuildArgs;
 use crate::engine::EngineLibrary;
-use crate::error::{BuildError, WriteError};
+use crate::error::{BuildError, ProcessFailure, WriteError};
 use crate::instrument::{INSTRUMENT_ENV, InstrumentSet, Narrowing};
 use crate::wrapper::{COUNT_EDGES_ENV, KEEP_DEAD_CODE_ENV, STUBS_ENV, WRAPPER_ENV};
 use package_env::package_env;
@@ -72,17 +73,19 @@ pub struct TestBinary {
 }
 
 impl TestBinary {
-    /// The command that runs the binary as `cargo test` does: from its
+    /// The process that runs the binary as `cargo test` does: from its
     /// package's directory, with cargo's variables for the package and the
     /// shared libraries of its build found.
-    pub fn command(&self) -> Command {
-        let mut command = Command::new(&self.path);
-        command.current_dir(&self.package_root);
-        command.envs(self.env.iter().map(|(name, value)| (name, value)));
-        if let Some(value) = library_path(&self.library_dirs, std::env::var_os(LIBRARY_PATH)) {
-            command.env(LIBRARY_PATH, value);
+    pub fn process(&self) -> ProcessBuilder {
+        let mut process = ProcessBuilder::new(&self.path);
+        process.cwd(&self.package_root);
+        for (name, value) in &self.env {
+            process.env(name, value);
         }
-        command
+        if let Some(value) = library_path(&self.library_dirs, std::env::var_os(LIBRARY_PATH)) {
+            process.env(LIBRARY_PATH, value);
+        }
+        process
     }
 }
 
@@ -162,15 +165,18 @@ fn search_dir(linked_path: &str) -> PathBuf {
 /// Where the target's standard library lies as a shared object
 /// (`rustc --print target-libdir`), if rustc says.
 fn sysroot_libdir() -> Option<PathBuf> {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = Command::new(rustc)
-        .args(["--print", "target-libdir"])
-        .stderr(Stdio::null())
-        .output()
+    let output = ProcessBuilder::new(rustc())
+        .args(&["--print", "target-libdir"])
+        .exec_with_output()
         .ok()?;
     let text = String::from_utf8(output.stdout).ok()?;
     let dir = text.trim();
-    (output.status.success() && !dir.is_empty()).then(|| PathBuf::from(dir))
+    (!dir.is_empty()).then(|| PathBuf::from(dir))
+}
+
+/// The rustc cargo runs: `RUSTC`, or the one on the path.
+fn rustc() -> std::ffi::OsString {
+    std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())
 }
 
 /// Reads the workspace and decides what to build, and where.
@@ -434,10 +440,14 @@ pub fn build(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Vec<TestBina
 }
 
 /// The `cargo test --no-run` command of a build.
-fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command, BuildError> {
+fn build_command(
+    plan: &Plan,
+    build: &BuildArgs,
+    kind: Build,
+) -> Result<ProcessBuilder, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command.args(["test", "--no-run", message_format()]);
+    let mut command = ProcessBuilder::new(cargo);
+    command.args(&["test", "--no-run", message_format()]);
     if let Some(path) = &build.manifest_path {
         command.arg("--manifest-path").arg(path);
     }
@@ -445,7 +455,7 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
         // The package ID (`path+file:///ws/json#serde_json@1.0.150`) is never
         // ambiguous, where the name is when a dependency has it too.
         if plan.package(id).is_some() {
-            command.args(["-p", id.repr.as_str()]);
+            command.args(&["-p", id.repr.as_str()]);
         }
     }
     let mut features: Vec<String> = match kind {
@@ -480,7 +490,7 @@ fn build_command(plan: &Plan, build: &BuildArgs, kind: Build) -> Result<Command,
 /// Makes `command` the instrumented build: its build directory, profile
 /// and rustc wrapper, with the weak callback archive in place.
 fn instrument(
-    command: &mut Command,
+    command: &mut ProcessBuilder,
     plan: &Plan,
     build: &BuildArgs,
     kind: Build,
@@ -506,11 +516,12 @@ fn instrument(
         Build::Instrumented | Build::Plain => base,
     };
     command.args(
-        plan.instrumented
+        &plan
+            .instrumented
             .profile_overrides(profile, &plan.built_packages()),
     );
     if !build.release {
-        command.args([
+        command.args(&[
             "--config",
             "profile.covcheck.inherits=\"release\"",
             "--config",
@@ -548,7 +559,7 @@ fn instrument(
     if profile == "release" {
         command.arg("--release");
     } else {
-        command.args(["--profile", profile]);
+        command.args(&["--profile", profile]);
     }
     // RUSTC_WRAPPER (not the workspace wrapper): dependencies are
     // instrumented too. Cargo fingerprints the wrapper's path.
@@ -568,14 +579,15 @@ const CAMPAIGN_RUST: (u32, u32, u32) = (1, 93, 1);
 /// Says which Rust the campaign build needs before cargo fails deep inside
 /// LibAFL's dependencies with a less helpful message.
 fn check_toolchain() -> Result<(), BuildError> {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = Command::new(&rustc)
-        .arg("--version")
+    let mut process = ProcessBuilder::new(rustc());
+    process.arg("--version");
+    // Its stderr is left to the terminal: rustup prints there when it
+    // installs the toolchain first.
+    let output = process
+        .build_command()
+        .stderr(Stdio::inherit())
         .output()
-        .map_err(|source| BuildError::Rustc {
-            rustc: rustc.to_string_lossy().into_owned(),
-            source,
-        })?;
+        .map_err(|source| BuildError::NotStarted(ProcessFailure::not_started(&process, source)))?;
     let text = String::from_utf8_lossy(&output.stdout);
     let Some(version) = rustc_version(&text) else {
         return Ok(()); // an unusual rustc: let cargo speak for it
@@ -616,13 +628,21 @@ fn message_format() -> &'static str {
 /// Runs the cargo build and collects the test binaries of the selected
 /// packages from its JSON messages, printing the compiler's diagnostics;
 /// when it fails, says where and why (`failed` says which build it was).
+///
+/// Cargo runs as the `std::process::Command` its `ProcessBuilder` builds,
+/// not through `exec_with_streaming`, which would pipe its stderr too:
+/// cargo draws its progress bar and colours there, on the terminal.
 fn run_build(
     plan: &Plan,
-    mut command: Command,
+    process: ProcessBuilder,
     failed: FailedBuild,
 ) -> Result<Vec<TestBinary>, BuildError> {
-    command.stdout(Stdio::piped()).stderr(Stdio::inherit());
-    let mut child = command.spawn().map_err(BuildError::CargoNotRun)?;
+    let mut child = process
+        .build_command()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|source| BuildError::NotStarted(ProcessFailure::not_started(&process, source)))?;
     let stdout = child.stdout.take().expect("piped");
     let mut binaries = Vec::new();
     let mut script_dirs = Vec::new();

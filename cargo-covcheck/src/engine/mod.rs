@@ -17,12 +17,13 @@
 use std::ffi::OsString;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use cargo_metadata::Message;
+use cargo_util::{ProcessBuilder, ProcessError};
 use covcheck_protocol::hash::fnv1a;
 
-use crate::error::{BuildError, WriteError};
+use crate::error::{BuildError, ProcessFailure, WriteError};
 
 mod stamp;
 
@@ -198,11 +199,11 @@ impl EngineLibrary {
     }
 
     /// The cargo command that builds the engine's sources.
-    fn command(&self) -> Command {
+    fn command(&self) -> ProcessBuilder {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut command = Command::new(cargo);
+        let mut command = ProcessBuilder::new(cargo);
         command
-            .args([
+            .args(&[
                 "build",
                 "--release",
                 "--locked",
@@ -219,7 +220,7 @@ impl EngineLibrary {
             // covcheck depends on would otherwise make the engine's lock
             // file stale); the machine's cargo home still applies (source
             // replacement, mirrors, network settings).
-            .current_dir(&self.sources)
+            .cwd(&self.sources)
             // The user's flags and wrappers are for their crates, not ours:
             // those of the environment, and those of the `.cargo/config.toml`
             // above the engine's directory when it is inside the user's
@@ -232,12 +233,19 @@ impl EngineLibrary {
     }
 
     /// Runs cargo on the engine's sources; the paths of what it built.
+    /// As for the test build, cargo's stderr stays the terminal's (see
+    /// `compile::run_build`): its `ProcessBuilder` gives a
+    /// `std::process::Command`, and its failure is told in cargo-util's
+    /// words.
     fn compile(&self) -> Result<Built, BuildError> {
-        let mut child = self
-            .command()
+        let process = self.command();
+        let mut child = process
+            .build_command()
             .stdout(Stdio::piped())
             .spawn()
-            .map_err(BuildError::CargoNotRun)?;
+            .map_err(|source| {
+                BuildError::NotStarted(ProcessFailure::not_started(&process, source))
+            })?;
         let stdout = child.stdout.take().expect("piped");
         let (mut library, mut broker) = (None, None);
         for message in Message::parse_stream(BufReader::new(stdout)).flatten() {
@@ -254,13 +262,21 @@ impl EngineLibrary {
                 broker = artifact.executable.map(|f| f.into_std_path_buf());
             }
         }
-        let status = child.wait().map_err(BuildError::CargoNotRun)?;
-        match (library, broker) {
-            (Some(library), Some(broker)) if status.success() => Ok(Built { library, broker }),
-            _ => Err(BuildError::Engine {
-                dir: self.sources.clone(),
-            }),
-        }
+        let status = child.wait().map_err(|source| {
+            BuildError::NotStarted(ProcessFailure::not_started(&process, source))
+        })?;
+        let cargo = match (library, broker) {
+            _ if !status.success() => ProcessFailure::exited(&process, status),
+            (Some(library), Some(broker)) => return Ok(Built { library, broker }),
+            _ => {
+                let message = format!("{process} built no engine library or broker");
+                ProcessFailure(ProcessError::new(&message, Some(status), None).into())
+            }
+        };
+        Err(BuildError::Engine {
+            dir: self.sources.clone(),
+            cargo,
+        })
     }
 }
 
@@ -301,8 +317,6 @@ pub fn version_hash() -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsStr;
-
     use super::*;
 
     #[test]
@@ -326,16 +340,17 @@ mod tests {
     fn the_users_rustflags_and_config_stay_out_of_the_engine() {
         let library = EngineLibrary::under(Path::new("/e"));
         let command = library.command();
-        let env: Vec<_> = command.get_envs().collect();
-        assert!(env.contains(&(OsStr::new("RUSTFLAGS"), None)), "{env:?}");
+        let env = command.get_envs();
+        assert_eq!(env.get("RUSTFLAGS"), Some(&None), "{env:?}");
         // Empty, not unset: cargo then ignores the configured rustflags too.
-        assert!(
-            env.contains(&(OsStr::new("CARGO_ENCODED_RUSTFLAGS"), Some(OsStr::new("")))),
+        assert_eq!(
+            env.get("CARGO_ENCODED_RUSTFLAGS"),
+            Some(&Some(OsString::new())),
             "{env:?}"
         );
         // Nor the `.cargo/config.toml` of the directory `cargo covcheck`
         // runs in.
-        assert_eq!(command.get_current_dir(), Some(Path::new(&library.sources)));
+        assert_eq!(command.get_cwd(), Some(Path::new(&library.sources)));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The reporter for people. `run` shows a live status line per running
-//! property on a terminal (periodic plain lines otherwise), each finding's
-//! report and the summary table, on stderr; `list`, `minimize` and
-//! `replay` print their results on stdout, as `cargo test` does.
+//! property on a terminal outside CI (periodic plain lines otherwise), each
+//! finding's report and the summary table, on stderr; `list`, `minimize`
+//! and `replay` print their results on stdout, as `cargo test` does.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -90,8 +90,12 @@ impl Reporter for HumanReporter {
 }
 
 impl Live {
+    /// Status lines redrawn in place on a terminal, but not in CI even on
+    /// one (runners that give the job a pseudo-terminal): each redraw would
+    /// stay in the log. Cargo's progress bar is off there by the same test.
     fn new(properties: usize) -> Live {
-        let bars = std::io::stderr().is_terminal().then(|| {
+        let live = std::io::stderr().is_terminal() && !cargo_util::is_ci();
+        let bars = live.then(|| {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
             (multi, vec![None; properties])
         });

@@ -8,6 +8,12 @@
 //! it is asked to (it crashed, or its program is not a broker at all) is
 //! seen by [`Broker::watch`]: its workers would otherwise wait for it until
 //! the watchdog took their silence for a hang.
+//!
+//! It is started as a `std::process::Command`, not through cargo-util's
+//! `ProcessBuilder` as cargo and the test builds are: that runs a process
+//! to its end, where a broker runs beside its campaign, is handed its
+//! listening socket between fork and exec, and is ended by closing its
+//! stdin or by the supervisor's death.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;

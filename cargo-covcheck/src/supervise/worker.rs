@@ -20,7 +20,7 @@ use super::death::{Death, classify_death};
 use super::paths::{mode_name, property_dirs};
 use super::watchdog::{Watchdog, Watched};
 use crate::discover::Property;
-use crate::error::{WorkerError, WriteError};
+use crate::error::{ProcessFailure, WorkerError, WriteError};
 use crate::interrupt;
 
 /// libtest's exit status when a test failed.
@@ -215,25 +215,29 @@ impl WorkerFiles {
 }
 
 /// Starts the property's test binary on that one test, as a worker.
+///
+/// The worker is a `std::process::Command` (the one its `ProcessBuilder`
+/// builds), as cargo-util runs a process only to its end: a worker is
+/// supervised while it runs, its events read as they come, stopped with
+/// signals and tied to the supervisor's life (`PR_SET_PDEATHSIG`).
 fn spawn(property: &Property, config: &Path, log: File) -> Result<Child, WorkerError> {
-    let mut command = property.binary.command();
-    interrupt::die_with_parent(&mut command);
-    command
-        .args([
+    let mut process = property.binary.process();
+    process
+        .args(&[
             property.listing.test_name.as_str(),
             "--exact",
             "--nocapture",
             "--test-threads=1",
         ])
-        .env(WORKER_ENV, config)
+        .env(WORKER_ENV, config);
+    let mut command = process.build_command();
+    interrupt::die_with_parent(&mut command);
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))
         .spawn()
-        .map_err(|source| WorkerError::Start {
-            binary: property.binary.path.clone(),
-            source,
-        })
+        .map_err(|source| WorkerError::Start(ProcessFailure::not_started(&process, source)))
 }
 
 /// Reads the worker's events until it closes its stdout.
