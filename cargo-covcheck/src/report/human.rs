@@ -54,7 +54,8 @@ impl Reporter for HumanReporter {
                 seeds,
                 unreadable,
             } => {
-                println!("{}  ({seeds} seeds)", property.listing.full_path);
+                let noun = if seeds == 1 { "seed" } else { "seeds" };
+                println!("{}  ({seeds} {noun})", property.listing.full_path);
                 for error in unreadable {
                     eprintln!("warning: {error}");
                 }
