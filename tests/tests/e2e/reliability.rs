@@ -169,9 +169,9 @@ fn faults_reached_by_random_inputs_are_saved_with_their_input() {
             "json",
         ])
         // What is asserted holds for any input that fails, shrunk or not:
-        // a short shrinking budget keeps each fork-per-try shrink (a hang
+        // a 1 s shrinking budget keeps each fork-per-try shrink (a hang
         // costs its whole timeout) from taking most of the test's time.
-        .env("COVCHECK_SHRINK_SECS", "2")
+        .env("COVCHECK_SHRINK_SECS", "1")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
