@@ -141,9 +141,18 @@ fn workspace_root() -> &'static std::path::Path {
 fn ci() -> ExitCode {
     let root = workspace_root();
     let clippy = ["--all-targets", "--", "-D", "warnings"];
-    let workspace: [&[&str]; 2] = [
+    let workspace: [&[&str]; 3] = [
         &["fmt", "--all", "--", "--check"],
         &[&["clippy", "--workspace"][..], &clippy].concat(),
+        // The docs are read by tools' authors (covcheck-protocol) and by
+        // newcomers: a broken intra-doc link fails like a lint.
+        &[
+            "doc",
+            "--no-deps",
+            "--workspace",
+            "--config",
+            "build.rustdocflags=[\"-D\", \"warnings\"]",
+        ],
     ];
     for args in workspace {
         if !step(env!("CARGO"), args, root) {

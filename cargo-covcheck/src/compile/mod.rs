@@ -66,7 +66,7 @@ pub struct TestBinary {
     /// `cargo test`: see `library_dirs`.
     pub library_dirs: Vec<PathBuf>,
     /// The variables `cargo test` sets for it at run time
-    /// ([`package_env`]).
+    /// (`package_env`).
     pub env: Vec<(String, String)>,
     /// How `cargo test -p` names its package: see [`Plan::package_spec`].
     pub package_spec: String,

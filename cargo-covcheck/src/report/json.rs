@@ -3,7 +3,7 @@
 //! nothing else there. Notes that have no message (nothing matched, no
 //! dictionary, the engine being built) go to stderr as people read them.
 //!
-//! [`messages`] turns an event into its messages without printing, so that
+//! [`messages()`] turns an event into its messages without printing, so that
 //! each command's JSON can be tested; the worker's own types become the
 //! messages' stable ones here (through the `From` conversions that
 //! `covcheck_protocol::worker` keeps beside them), and so do this crate's
