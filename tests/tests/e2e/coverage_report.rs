@@ -45,24 +45,10 @@ const EVEN_BRANCH: u32 = 3;
 const ODD_BRANCH: u32 = 9;
 const NEVER_CALLED: u32 = 13;
 
-/// Forgets what earlier runs of this test left in the shared target
-/// directory (corpus cache, series), so that the report shows this run's
-/// campaigns only.
-fn forget_earlier_runs(package: &str) {
-    for dir in ["corpus", "series"] {
-        let dir = covcheck_e2e::target_dir().join("covcheck").join(dir);
-        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
-            if entry.file_name().to_string_lossy().starts_with(package) {
-                let path = entry.path();
-                let _ = fs::remove_dir_all(&path).or_else(|_| fs::remove_file(&path));
-            }
-        }
-    }
-}
-
 #[test]
 fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
-    forget_earlier_runs("reach_report.");
+    // Fixture::new forgets what earlier runs left (corpus cache, series),
+    // so that the report shows this run's campaigns only.
     let fixture = Fixture::new("reach_report", "");
     fs::write(fixture.path().join("src/lib.rs"), LIB).unwrap();
     // Two campaigns, the second resuming the first, then the report.
