@@ -134,6 +134,15 @@ pub fn properties(count: usize) -> String {
     }
 }
 
+/// "1 failure", "2 failures", "0 failures".
+pub fn failures(count: usize) -> String {
+    if count == 1 {
+        "1 failure".to_string()
+    } else {
+        format!("{count} failures")
+    }
+}
+
 /// 1234 → "1.2k", 1234567 → "1.2M".
 pub fn human_count(n: u64) -> String {
     match n {
@@ -418,9 +427,9 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
         None => ": all passed".to_string(),
     };
     table.push_str(&format!(
-        "\n{}, {} failure(s){verdict}",
+        "\n{}, {}{verdict}",
         properties(summary.rows.len()),
-        summary.failures(),
+        failures(summary.failures()),
     ));
     table
 }

@@ -183,7 +183,7 @@ fn a_damaged_engine_library_is_rebuilt_and_the_campaign_runs() {
         let output = run_with_engine(&fixture, engine.path());
         let text = text_of(&output);
         assert!(output.status.success(), "{text}");
-        assert!(text.contains("0 failure(s): all passed"), "{text}");
+        assert!(text.contains("0 failures: all passed"), "{text}");
         assert!(
             text.contains("warning: the cached campaign engine is damaged: ")
                 && text.contains(problem),

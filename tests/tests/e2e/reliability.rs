@@ -501,5 +501,5 @@ fn a_crate_pinning_an_old_version_of_an_engine_dependency_runs_campaigns() {
     let text = covcheck_e2e::text_of(&output);
     assert!(output.status.success(), "{text}");
     assert!(text.contains("pinned::tests::passes"), "{text}");
-    assert!(text.contains("0 failure(s): all passed"), "{text}");
+    assert!(text.contains("0 failures: all passed"), "{text}");
 }
