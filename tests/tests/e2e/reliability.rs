@@ -13,6 +13,7 @@
 //! - The printed rerun command works from where `cargo covcheck` ran.
 //! - Two runs on one crate at the same time, SIGTERM to the supervisor, a
 //!   filter that matches nothing and a corrupt seed file.
+//! - Once the engine is built, a campaign runs without network.
 
 use std::fs;
 use std::io::{BufRead, BufReader};
@@ -502,4 +503,31 @@ fn a_crate_pinning_an_old_version_of_an_engine_dependency_runs_campaigns() {
     assert!(output.status.success(), "{text}");
     assert!(text.contains("pinned::tests::passes"), "{text}");
     assert!(text.contains("0 failures: all passed"), "{text}");
+}
+
+/// Once the engine is built, a campaign needs no network: plain `cargo
+/// test` writes the crate's lock file, and the instrumented build (which
+/// turns on covcheck-rt's `campaign` feature) must find in it everything it
+/// needs. Before, the feature's dependencies were optional and so missing
+/// from the lock, and every campaign build asked the registry for them
+/// again: offline, `cargo covcheck` failed to build.
+#[test]
+fn a_campaign_needs_no_network_once_the_engine_is_built() {
+    covcheck_e2e::build_engine();
+    let fixture = Fixture::new(
+        "offline",
+        "    #[covcheck]\n    fn holds(x: u8) {\n        std::hint::black_box(x);\n    }",
+    );
+    let (built, text) = fixture.cargo(&["test", "--no-run"]);
+    assert!(built, "{text}");
+    let output = fixture
+        .covcheck_command(&["--runs", "100", "--seed", "1"])
+        // As on a machine without network: nothing listens on port 1.
+        .env("CARGO_HTTP_PROXY", "http://127.0.0.1:1")
+        .env_remove("CARGO_NET_OFFLINE")
+        .output()
+        .unwrap();
+    let text = covcheck_e2e::text_of(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(!text.contains("Updating crates.io index"), "{text}");
 }
