@@ -181,6 +181,17 @@ pub struct ReportArgs {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub limits: ExecutionLimits,
+    /// Count the code that only leads to a panic (bounds checks, `unwrap`
+    /// on `None`, failed asserts) like any other: a line whose panic path
+    /// no input took shows partly reached. By default it is shown apart,
+    /// and such a line is reached, "only a panic path unreached".
+    #[arg(long)]
+    pub count_panic_paths: bool,
+    /// An earlier report to compare with: its directory (copy
+    /// target/covcheck/report away before the campaigns) or its lcov.info.
+    /// The report then marks the lines reached since, and counts them.
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
     /// How to print the result (json: a `coverage` message per property,
     /// then a `report` message).
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]

@@ -31,6 +31,9 @@ pub enum Error {
     /// information could not be read).
     #[error("cannot make the coverage report: {0}")]
     Report(String),
+    /// `report --baseline` names no earlier report.
+    #[error("{0}")]
+    Baseline(String),
     /// A file of the coverage report could not be written.
     #[error(transparent)]
     ReportFile(#[from] WriteError),
@@ -68,7 +71,9 @@ pub enum NetworkError {
 impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Build(_) | Error::Junit(_) | Error::ReportFile(_) => exit::USAGE,
+            Error::Build(_) | Error::Junit(_) | Error::ReportFile(_) | Error::Baseline(_) => {
+                exit::USAGE
+            }
             Error::Discover(DiscoverError::OtherCheckout { .. }) => exit::USAGE,
             Error::Network(NetworkError::Broker { .. }) => exit::INTERNAL,
             Error::Network(_) => exit::USAGE,

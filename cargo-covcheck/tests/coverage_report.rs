@@ -1,18 +1,20 @@
 //! The coverage report of `cargo covcheck report`, rendered from a small
 //! hand-made model: two properties (one run in two sittings with a
 //! finding, one never run) and one file whose lines are reached, partly
-//! reached, not reached and without code. Snapshots of the tracefile and
+//! reached, reached but for a panic path, not reached and without code,
+//! with a function no property calls, against a baseline. Snapshots of the tracefile and
 //! the pages, and checks of what must hold of any report: escaped text,
 //! no script, consistent lcov records.
 
 // The reports are built on Linux only, where campaigns run.
 #![cfg(target_os = "linux")]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use cargo_covcheck::coverage::model::{
-    CoverageReport, FindingMark, LineCoverage, PropertyCoverage, SeriesPoint, SourceFile,
+    Baseline, CoverageReport, FindingMark, FunctionCoverage, LineCoverage, PropertyCoverage,
+    SeriesPoint, SourceFile,
 };
 use cargo_covcheck::report::coverage::{self, html, lcov, svg};
 
@@ -47,6 +49,16 @@ fn line(reached_by: &[usize], hits: u64, blocks: u32, blocks_hit: u32) -> LineCo
         hits,
         blocks,
         blocks_hit,
+        ..LineCoverage::default()
+    }
+}
+
+fn function(name: &str, first_line: u32, last_line: u32, reached_by: &[usize]) -> FunctionCoverage {
+    FunctionCoverage {
+        name: name.to_string(),
+        first_line,
+        last_line,
+        reached_by: reached_by.to_vec(),
     }
 }
 
@@ -93,8 +105,22 @@ fn report() -> CoverageReport {
         (3, line(&[0, 1], 14, 1, 1)),
         (4, line(&[0, 1], 14, 2, 2)),
         (5, line(&[1, 0], 3, 1, 1)),
-        (7, line(&[0], 11, 1, 1)),
-        (8, line(&[0], 11, 3, 2)),
+        // Reached, but for the bounds check's panic path.
+        (
+            7,
+            LineCoverage {
+                panic_paths: 1,
+                ..line(&[0], 11, 1, 1)
+            },
+        ),
+        // A branch never taken, and the bounds check's panic path.
+        (
+            8,
+            LineCoverage {
+                panic_paths: 1,
+                ..line(&[0], 11, 3, 2)
+            },
+        ),
         // Reached, but its inputs were not counted: lcov must still say hit.
         (9, line(&[0], 0, 1, 1)),
         (12, line(&[], 0, 1, 0)),
@@ -108,7 +134,18 @@ fn report() -> CoverageReport {
             display: "src/lib.rs".to_string(),
             text: SOURCE.to_string(),
             lines,
+            functions: vec![
+                function("demo::parse", 3, 10, &[0, 1]),
+                function("demo::unused", 12, 14, &[]),
+            ],
         }],
+        baseline: Some(Baseline {
+            source: PathBuf::from("before"),
+            reached: BTreeMap::from([(
+                PathBuf::from("/src/demo/src/lib.rs"),
+                BTreeSet::from([3, 4, 5]),
+            )]),
+        }),
     }
 }
 

@@ -16,9 +16,10 @@ use std::sync::mpsc::Sender;
 
 use covcheck_protocol::worker::{ReachReport, WorkerMode};
 
-use crate::cli::{ExecutionLimits, ReportArgs};
+use crate::cli::ReportArgs;
 use crate::compile::{Build, Plan};
 use crate::coverage::collect::{Measured, collect};
+use crate::coverage::model::Baseline;
 use crate::discover::{Filter, Property};
 use crate::error::Error;
 use crate::exit::Outcome;
@@ -31,12 +32,19 @@ pub fn run(args: &ReportArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
         text: args.filter.as_deref(),
         exact: args.exact,
     };
+    // Read first: a wrong path is known before anything is built.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(crate::coverage::baseline::read)
+        .transpose()
+        .map_err(Error::Baseline)?;
     let (plan, properties) =
         super::build_and_discover(&args.build, filter, Build::Coverage, reporter)?;
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }
-    write_report(&plan, &properties, args.jobs, &args.limits, reporter)
+    write_report(&plan, &properties, args, baseline, reporter)
 }
 
 /// Measures `properties` (built by [`Build::Coverage`]) and writes their
@@ -44,17 +52,17 @@ pub fn run(args: &ReportArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
 fn write_report(
     plan: &Plan,
     properties: &[Property],
-    jobs: Option<usize>,
-    limits: &ExecutionLimits,
+    args: &ReportArgs,
+    baseline: Option<Baseline>,
     reporter: &mut dyn Reporter,
 ) -> Result<Outcome, Error> {
     let settings = Settings {
-        timeout: limits.timeout,
-        rss_limit_mb: limits.rss_limit_mb,
+        timeout: args.limits.timeout,
+        rss_limit_mb: args.limits.rss_limit_mb,
         ..Settings::for_tools(plan.covcheck_dir.clone())
     };
     let with_pcs = first_of_each_binary(properties);
-    let jobs = pool::jobs(jobs, properties.len());
+    let jobs = pool::jobs(args.jobs, properties.len());
     let measure = |n, property, _: &Sender<()>| reach(property, &settings, with_pcs.contains(&n));
     let results = pool::in_parallel(jobs, properties, measure, |()| {});
     let mut failed = Vec::new();
@@ -76,6 +84,8 @@ fn write_report(
         covcheck_dir: plan.covcheck_dir.clone(),
         properties,
         reached,
+        count_panic_paths: args.count_panic_paths,
+        baseline,
     })
     .map_err(Error::Report)?;
     let dir = plan.covcheck_dir.join("report");

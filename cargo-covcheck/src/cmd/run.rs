@@ -81,6 +81,7 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
             jobs: args.jobs,
             limits: args.limits.clone(),
             message_format: args.message_format,
+            ..ReportArgs::default()
         };
         return Ok(outcome.worst(super::report::run(&report, reporter)?));
     }

@@ -8,9 +8,12 @@ use std::path::{Path, PathBuf};
 
 use covcheck_protocol::worker::ReachReport;
 
-use super::model::{CoverageReport, LineCoverage, PropertyCoverage, SourceFile};
+use super::functions::{self, Functions, ReachedBy};
+use super::model::{
+    Baseline, CoverageReport, FunctionCoverage, LineCoverage, PropertyCoverage, SourceFile,
+};
 use super::series::{read_series, series_path};
-use super::symbols::Symbolizer;
+use super::symbols::{Block, Symbolizer};
 use crate::discover::Property;
 
 /// What the report is collected from.
@@ -27,27 +30,51 @@ pub struct Measured<'a> {
     /// Each property's reach, in the order of `properties` (`None`: its
     /// worker failed, reported elsewhere).
     pub reached: Vec<Option<ReachReport>>,
+    /// Count the blocks that only lead to a panic like any other, rather
+    /// than apart (`report --count-panic-paths`).
+    pub count_panic_paths: bool,
+    /// What an earlier report reached (`report --baseline`).
+    pub baseline: Option<Baseline>,
 }
 
-/// One line's counters in one test binary, and who reached them.
+/// One line's counters in each test binary, and who reached them.
 #[derive(Default)]
 struct LineTally {
-    /// Per test binary: (counters on the line, counters reached).
-    blocks: HashMap<PathBuf, (u32, u32)>,
+    blocks: HashMap<PathBuf, BlockCounts>,
     /// Per property: the earliest save time of an input reaching the line.
     first: BTreeMap<usize, u64>,
-    hits: u64,
+    /// Per property: the inputs that reached the line (those reaching its
+    /// most reached block: an input may reach several).
+    hits: BTreeMap<usize, u64>,
+}
+
+/// The blocks with code on one line in one test binary.
+#[derive(Clone, Copy, Default)]
+struct BlockCounts {
+    /// Blocks, and blocks reached.
+    blocks: u32,
+    hit: u32,
+    /// Of them, those that only lead to a panic, and those reached.
+    panics: u32,
+    panics_hit: u32,
+}
+
+impl BlockCounts {
+    fn add(&mut self, panic_path: bool, hit: bool) {
+        self.blocks += 1;
+        self.hit += u32::from(hit);
+        self.panics += u32::from(panic_path);
+        self.panics_hit += u32::from(panic_path && hit);
+    }
 }
 
 type Lines = BTreeMap<PathBuf, BTreeMap<u32, LineTally>>;
-
-/// How far past a block's start its first line is looked for, in bytes.
-const MAX_BLOCK: u64 = 256;
 
 /// Builds the report's model; an error names a binary whose debug
 /// information cannot be read.
 pub fn collect(measured: Measured<'_>) -> Result<CoverageReport, String> {
     let mut lines: Lines = BTreeMap::new();
+    let mut functions: Functions = BTreeMap::new();
     for (binary, members) in by_binary(measured.properties) {
         let Some(pcs) = members
             .iter()
@@ -56,10 +83,12 @@ pub fn collect(measured: Measured<'_>) -> Result<CoverageReport, String> {
         else {
             continue;
         };
-        let located = locate(&binary, pcs, &measured)?;
-        tally_binary(&mut lines, &binary, &located, &members, &measured.reached);
+        let blocks = locate(&binary, pcs, &measured)?;
+        let reached = reached_counters(&members, &measured.reached);
+        tally_binary(&mut lines, &binary, &blocks, &reached);
+        functions::tally(&mut functions, &blocks, &reached);
     }
-    Ok(model(measured, lines))
+    Ok(model(measured, lines, functions))
 }
 
 /// Properties by test binary, in order.
@@ -74,33 +103,26 @@ fn by_binary(properties: &[Property]) -> BTreeMap<PathBuf, Vec<usize>> {
     binaries
 }
 
-/// Each counter's (file, line), if its code is in a file under test.
-fn locate(
-    binary: &Path,
-    pcs: &[u64],
-    measured: &Measured<'_>,
-) -> Result<Vec<Option<(PathBuf, u32)>>, String> {
+/// Each counter's block: its lines in files under test (none if it has
+/// code in no such file) and whether it only leads to a panic.
+fn locate(binary: &Path, pcs: &[u64], measured: &Measured<'_>) -> Result<Vec<Block>, String> {
     let symbolizer = Symbolizer::open(binary)?;
     let mut cache: HashMap<PathBuf, bool> = HashMap::new();
-    // A block ends where the next one starts (or after a few instructions).
+    let mut wanted = |file: &Path| {
+        *cache
+            .entry(file.to_path_buf())
+            .or_insert_with(|| under_test(file, measured))
+    };
+    // A block ends where the next one starts (or with its function).
     let mut starts: Vec<u64> = pcs.to_vec();
     starts.sort_unstable();
-    let end_of = |pc: u64| {
-        let next = starts.partition_point(|&s| s <= pc);
-        starts
-            .get(next)
-            .copied()
-            .unwrap_or(pc + MAX_BLOCK)
-            .min(pc + MAX_BLOCK)
-    };
+    let next_of = |pc: u64| starts.get(starts.partition_point(|&s| s <= pc)).copied();
     Ok(pcs
         .iter()
         .map(|&pc| {
-            let (file, line) = symbolizer.line_of(pc, end_of(pc))?;
-            let wanted = *cache
-                .entry(file.clone())
-                .or_insert_with(|| under_test(&file, measured));
-            wanted.then_some((file, line))
+            let mut block = symbolizer.block(pc, next_of(pc), &mut wanted);
+            block.panic_path &= !measured.count_panic_paths;
+            block
         })
         .collect())
 }
@@ -111,51 +133,54 @@ fn under_test(file: &Path, measured: &Measured<'_>) -> bool {
         && file.is_file()
 }
 
+/// Per counter reached in one binary, the properties that reached it.
+fn reached_counters(members: &[usize], reached: &[Option<ReachReport>]) -> HashMap<u32, ReachedBy> {
+    let mut by_counter: HashMap<u32, ReachedBy> = HashMap::new();
+    for &n in members {
+        let Some(report) = &reached[n] else { continue };
+        for counter in &report.reached {
+            let by = by_counter.entry(counter.counter).or_default();
+            by.insert(n, (counter.first_saved_ms, counter.inputs));
+        }
+    }
+    by_counter
+}
+
 /// Adds one binary's counters and what its properties reached.
 fn tally_binary(
     lines: &mut Lines,
     binary: &Path,
-    located: &[Option<(PathBuf, u32)>],
-    members: &[usize],
-    reached: &[Option<ReachReport>],
+    blocks: &[Block],
+    reached: &HashMap<u32, ReachedBy>,
 ) {
-    let mut reached_counters: HashMap<u32, bool> = HashMap::new();
-    for &n in members {
-        let Some(report) = &reached[n] else { continue };
-        for counter in &report.reached {
-            let Some(Some((file, line))) = located.get(counter.counter as usize) else {
-                continue;
-            };
+    for (counter, block) in blocks.iter().enumerate() {
+        let by = reached.get(&(counter as u32));
+        for (file, line) in &block.lines {
             let tally = lines
                 .entry(file.clone())
                 .or_default()
                 .entry(*line)
                 .or_default();
-            tally.hits += counter.inputs;
-            let first = tally.first.entry(n).or_insert(counter.first_saved_ms);
-            *first = (*first).min(counter.first_saved_ms);
-            reached_counters.insert(counter.counter, true);
-        }
-    }
-    for (counter, place) in located.iter().enumerate() {
-        let Some((file, line)) = place else { continue };
-        let tally = lines
-            .entry(file.clone())
-            .or_default()
-            .entry(*line)
-            .or_default();
-        let blocks = tally.blocks.entry(binary.to_path_buf()).or_default();
-        blocks.0 += 1;
-        if reached_counters.contains_key(&(counter as u32)) {
-            blocks.1 += 1;
+            let counts = tally.blocks.entry(binary.to_path_buf()).or_default();
+            counts.add(block.panic_path, by.is_some());
+            for (&n, &(saved_ms, inputs)) in by.into_iter().flatten() {
+                let first = tally.first.entry(n).or_insert(saved_ms);
+                *first = (*first).min(saved_ms);
+                // Inputs reaching any block of the line, at least.
+                let hits = tally.hits.entry(n).or_default();
+                *hits = (*hits).max(inputs);
+            }
         }
     }
 }
 
-fn model(measured: Measured<'_>, lines: Lines) -> CoverageReport {
+fn model(measured: Measured<'_>, lines: Lines, mut functions: Functions) -> CoverageReport {
     let mut files: Vec<SourceFile> = lines
         .into_iter()
-        .map(|(path, tallies)| source_file(path, tallies, &measured.workspace_root))
+        .map(|(path, tallies)| {
+            let functions = functions::of_file(&mut functions, &path);
+            source_file(path, tallies, functions, &measured.workspace_root)
+        })
         .collect();
     files.sort_by(|a, b| a.display.cmp(&b.display));
     let properties = measured
@@ -168,27 +193,35 @@ fn model(measured: Measured<'_>, lines: Lines) -> CoverageReport {
         title: measured.title,
         properties,
         files,
+        baseline: measured.baseline,
     }
 }
 
-fn source_file(path: PathBuf, tallies: BTreeMap<u32, LineTally>, root: &Path) -> SourceFile {
+fn source_file(
+    path: PathBuf,
+    tallies: BTreeMap<u32, LineTally>,
+    functions: Vec<FunctionCoverage>,
+    root: &Path,
+) -> SourceFile {
     let lines = tallies
         .into_iter()
         .map(|(line, tally)| {
             let mut first: Vec<(u64, usize)> = tally.first.iter().map(|(&n, &t)| (t, n)).collect();
             first.sort();
             // The binary where most of the line was reached speaks for it.
-            let (blocks, blocks_hit) = tally
+            let counts = tally
                 .blocks
                 .values()
                 .copied()
-                .max_by_key(|&(blocks, hit)| (hit, std::cmp::Reverse(blocks)))
-                .unwrap_or((1, 0));
+                .max_by_key(|c| (c.hit, std::cmp::Reverse(c.blocks)))
+                .unwrap_or_default();
             let coverage = LineCoverage {
                 reached_by: first.into_iter().map(|(_, n)| n).collect(),
-                hits: tally.hits,
-                blocks,
-                blocks_hit,
+                hits: tally.hits.values().sum(),
+                blocks: counts.blocks - counts.panics,
+                blocks_hit: counts.hit - counts.panics_hit,
+                panic_paths: counts.panics,
+                panic_paths_hit: counts.panics_hit,
             };
             (line, coverage)
         })
@@ -202,6 +235,7 @@ fn source_file(path: PathBuf, tallies: BTreeMap<u32, LineTally>, root: &Path) ->
         text: std::fs::read_to_string(&path).unwrap_or_default(),
         path,
         lines,
+        functions,
     }
 }
 

@@ -2,10 +2,14 @@
 //!
 //! - [`series`]: each campaign's progress over time, recorded as it runs.
 //! - [`symbols`]: coverage counters to source lines.
+//! - [`baseline`]: what an earlier report reached (`report --baseline`).
 //! - [`collect`]: from what the reach workers measured to the model.
+//! - [`functions`]: which functions the properties reached.
 //! - [`model`]: what the report is drawn from (by [`crate::report::coverage`]).
 
+pub mod baseline;
 pub mod collect;
+pub mod functions;
 pub mod model;
 pub mod series;
 pub mod symbols;

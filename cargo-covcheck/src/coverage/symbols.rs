@@ -3,19 +3,63 @@
 //! offset into the mapped binary) looked up in the test binary's debug line
 //! tables. The instrumented build keeps line tables for every instrumented
 //! crate, so this works on its release-like profile.
+//!
+//! A counter stands for a basic block, and a block is many instructions,
+//! often of several lines: `x.wrapping_mul(3)` in a one-block function is
+//! code of the body's line, not of the signature's, where the block starts.
+//! So a block's lines are those of every line-table row over its address
+//! range, from its start to the next counter's (or the end of its
+//! function), not only its first row's.
 
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use object::{Object, ObjectSegment};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
 
-/// Reads one test binary's debug information.
+/// The source lines of one block, and whether it only leads to a panic.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Block {
+    /// Every (file, line) with code of the block, in a file the caller
+    /// wants; code inlined from a file it does not want counts for the line
+    /// that called it.
+    pub lines: BTreeSet<(PathBuf, u32)>,
+    /// The block calls a function that only panics (`panic_bounds_check`,
+    /// `unwrap_failed`, `panic_fmt`, ...): a failure path, such as a
+    /// bounds check, rather than code the user wrote to run.
+    pub panic_path: bool,
+    /// The function the block is code of (demangled, without its hash),
+    /// and whether the block starts it.
+    pub function: Option<String>,
+    pub starts_function: bool,
+}
+
+/// Reads one test binary's debug information and code.
 pub struct Symbolizer {
     loader: addr2line::Loader,
     /// The link-time address mapped at the start of the binary's file
     /// mapping: 0 for the position-independent executables Rust builds by
     /// default, the first segment's address otherwise.
     base: u64,
+    /// Functions by start address, non-overlapping: a block never runs
+    /// past the end of its function.
+    functions: Vec<Function>,
+    /// The addresses of the functions that only panic.
+    panics: HashSet<u64>,
+    /// The addresses of the global offset table's slots that hold one of
+    /// them: position-independent code calls other crates' functions
+    /// through the table.
+    panic_slots: HashSet<u64>,
+    /// The start addresses of the test harness's generated `main`, which
+    /// rustc places on the first line of the crate's root file.
+    harness_mains: HashSet<u64>,
+    /// Executable sections as (address, bytes), sorted by address.
+    code: Vec<(u64, Vec<u8>)>,
+    architecture: object::Architecture,
 }
+
+/// How far past a block's start its code is looked for when no function
+/// symbol bounds it, in bytes.
+const MAX_BLOCK: u64 = 256;
 
 impl Symbolizer {
     pub fn open(binary: &Path) -> Result<Symbolizer, String> {
@@ -37,37 +81,289 @@ impl Symbolizer {
                 .unwrap_or(0),
             _ => 0,
         };
-        Ok(Symbolizer { loader, base })
+        let Functions {
+            ranges,
+            panics,
+            mains,
+        } = functions(&file);
+        Ok(Symbolizer {
+            loader,
+            base,
+            functions: ranges,
+            panic_slots: slots_holding(&file, &panics),
+            panics,
+            harness_mains: mains,
+            code: code(&file),
+            architecture: file.architecture(),
+        })
     }
 
-    /// The source file and line of the block of code that starts at
-    /// `offset` in the mapped binary and ends before `end`. The counter
-    /// increment that starts the block is the compiler's own code (line 0),
-    /// so the first instruction with a line of its own speaks for the
-    /// block; if that instruction was inlined from another function (a
-    /// `#[inline]` method of std, say), the line of the call in the
-    /// function the block belongs to.
-    pub fn line_of(&self, offset: u64, end: u64) -> Option<(PathBuf, u32)> {
-        let (start, end) = (self.base + offset, self.base + end.max(offset + 1));
-        let mut rows = self.loader.find_location_range(start, end).ok()?;
-        let (address, _, location) = rows.find(|(_, _, l)| l.line.is_some_and(|line| line != 0))?;
-        self.outermost(address)
-            .or_else(|| Some((PathBuf::from(location.file?), location.line?)))
+    /// The block of code that starts at `offset` in the mapped binary and
+    /// ends before `next` (the next block's start), if it does not end with
+    /// its function first. `wanted` says whether a source file is shown.
+    pub fn block(
+        &self,
+        offset: u64,
+        next: Option<u64>,
+        wanted: &mut dyn FnMut(&Path) -> bool,
+    ) -> Block {
+        let start = self.base + offset;
+        let end = self.end_of(start, next.map(|n| self.base + n));
+        let function = self.function_of(start);
+        let mut block = Block {
+            panic_path: self.calls_a_panic(start, end),
+            function: function.map(|f| f.name.clone()),
+            starts_function: function.is_some_and(|f| f.start == start),
+            ..Block::default()
+        };
+        let Ok(rows) = self.loader.find_location_range(start, end) else {
+            return block;
+        };
+        for (address, _, location) in rows {
+            let (Some(file), Some(line)) = (location.file, location.line) else {
+                continue;
+            };
+            if line == 0 {
+                // The compiler's own code: the counter's increment, spills.
+            } else if wanted(Path::new(file)) {
+                block.lines.insert((PathBuf::from(file), line));
+            } else if let Some(caller) = self.caller_in(address, wanted) {
+                block.lines.insert(caller);
+            }
+        }
+        let harness = function.is_some_and(|f| self.harness_mains.contains(&f.start));
+        if harness && block.lines.iter().all(|(_, line)| *line == 1) {
+            // Not the user's code: shown, it would make the first line of
+            // every crate root partly reached.
+            block.lines.clear();
+        }
+        block
     }
 
-    /// The location, in the function the code at `address` was compiled
-    /// into, of the (possibly inlined) code there.
-    fn outermost(&self, address: u64) -> Option<(PathBuf, u32)> {
+    /// The function that holds `address`.
+    fn function_of(&self, address: u64) -> Option<&Function> {
+        let at = self.functions.partition_point(|f| f.start <= address);
+        let function = &self.functions[at.checked_sub(1)?];
+        (address < function.end).then_some(function)
+    }
+
+    /// Where the block starting at `start` ends: at the next block, at the
+    /// end of its function, or [`MAX_BLOCK`] on, whichever comes first.
+    fn end_of(&self, start: u64, next: Option<u64>) -> u64 {
+        let end = self.function_of(start).map_or(start + MAX_BLOCK, |f| f.end);
+        next.filter(|&n| n > start).map_or(end, |n| n.min(end))
+    }
+
+    /// The innermost wanted location of the (possibly inlined) code at
+    /// `address`: for std's `wrapping_mul` inlined into the user's
+    /// function, the line of the user's call.
+    fn caller_in(
+        &self,
+        address: u64,
+        wanted: &mut dyn FnMut(&Path) -> bool,
+    ) -> Option<(PathBuf, u32)> {
         let mut frames = self.loader.find_frames(address).ok()?;
-        let mut outer = None;
         while let Ok(Some(frame)) = frames.next() {
             if let Some(location) = frame.location
                 && let (Some(file), Some(line)) = (location.file, location.line)
                 && line != 0
+                && wanted(Path::new(file))
             {
-                outer = Some((PathBuf::from(file), line));
+                return Some((PathBuf::from(file), line));
             }
         }
-        outer
+        None
+    }
+
+    /// Whether the code from `start` to `end` calls (or jumps to) a
+    /// function that only panics. The calls are found by their encoding
+    /// (x86-64 `call`/`jmp rel32` and through the offset table, AArch64
+    /// `bl`/`b`) aimed at one of those functions, which a few bytes of
+    /// other code match only by a rare coincidence; other architectures
+    /// have no panic paths.
+    fn calls_a_panic(&self, start: u64, end: u64) -> bool {
+        let Some(bytes) = self.bytes(start, end) else {
+            return false;
+        };
+        match self.architecture {
+            object::Architecture::X86_64 => (0..bytes.len().saturating_sub(4)).any(|i| {
+                let rel_at = |at: usize| {
+                    let rel = bytes.get(at..at + 4)?.try_into().ok()?;
+                    let next = start + at as u64 + 4;
+                    Some(next.wrapping_add_signed(i64::from(i32::from_le_bytes(rel))))
+                };
+                match bytes[i..] {
+                    // call/jmp rel32
+                    [0xe8 | 0xe9, ..] => rel_at(i + 1).is_some_and(|t| self.panics.contains(&t)),
+                    // call/jmp [rip + disp32]
+                    [0xff, 0x15 | 0x25, ..] => {
+                        rel_at(i + 2).is_some_and(|slot| self.panic_slots.contains(&slot))
+                    }
+                    _ => false,
+                }
+            }),
+            object::Architecture::Aarch64 => bytes.chunks_exact(4).enumerate().any(|(i, word)| {
+                let word = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+                // b and bl: 0b?00101, then a signed 26-bit word offset.
+                let offset = i64::from(((word & 0x03ff_ffff) << 6) as i32 >> 6) * 4;
+                let target = (start + i as u64 * 4).wrapping_add_signed(offset);
+                word & 0x7c00_0000 == 0x1400_0000 && self.panics.contains(&target)
+            }),
+            _ => false,
+        }
+    }
+
+    /// The code from `start` to `end`, if one section holds it all.
+    fn bytes(&self, start: u64, end: u64) -> Option<&[u8]> {
+        let at = self.code.partition_point(|(address, _)| *address <= start);
+        let (address, bytes) = self.code.get(at.checked_sub(1)?)?;
+        let from = usize::try_from(start - address).ok()?;
+        let to = usize::try_from(end - address).ok()?.min(bytes.len());
+        bytes.get(from..to)
+    }
+}
+
+/// One function of the symbol table.
+struct Function {
+    start: u64,
+    end: u64,
+    /// Demangled, without the hash.
+    name: String,
+}
+
+/// What the symbol table says of the binary's functions.
+struct Functions {
+    /// Sorted by start.
+    ranges: Vec<Function>,
+    /// The addresses of those that only panic.
+    panics: HashSet<u64>,
+    /// The addresses of those named `<crate>::main`: the test harness's.
+    mains: HashSet<u64>,
+}
+
+fn functions(file: &object::File<'_>) -> Functions {
+    let mut functions = Functions {
+        ranges: Vec::new(),
+        panics: HashSet::new(),
+        mains: HashSet::new(),
+    };
+    for symbol in file.symbols() {
+        if symbol.kind() != object::SymbolKind::Text || symbol.address() == 0 {
+            continue;
+        }
+        let Ok(name) = symbol.name() else { continue };
+        let name = format!("{:#}", rustc_demangle::demangle(name));
+        if symbol.size() > 0 {
+            functions.ranges.push(Function {
+                start: symbol.address(),
+                end: symbol.address() + symbol.size(),
+                name: name.clone(),
+            });
+        }
+        if only_panics(&name) {
+            functions.panics.insert(symbol.address());
+        }
+        if name.ends_with("::main") && name.matches("::").count() == 1 {
+            functions.mains.insert(symbol.address());
+        }
+    }
+    functions.ranges.sort_unstable_by_key(|f| f.start);
+    functions.ranges.dedup_by_key(|f| f.start);
+    functions
+}
+
+/// The offset-table slots that hold one of `functions`: those the dynamic
+/// relocations fill with one (position-independent executables), and
+/// those whose contents in the file are one (others).
+fn slots_holding(file: &object::File<'_>, functions: &HashSet<u64>) -> HashSet<u64> {
+    let mut slots = HashSet::new();
+    if let Some(relocations) = file.dynamic_relocations() {
+        for (slot, relocation) in relocations {
+            let address = u64::try_from(relocation.addend()).unwrap_or(0);
+            if relocation.target() == object::RelocationTarget::Absolute
+                && functions.contains(&address)
+            {
+                slots.insert(slot);
+            }
+        }
+    }
+    for section in file.sections() {
+        let is_got = section.name().is_ok_and(|n| n.starts_with(".got"));
+        let Ok(data) = section.data() else { continue };
+        if !is_got {
+            continue;
+        }
+        for (i, word) in data.chunks_exact(8).enumerate() {
+            let value = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            if functions.contains(&value) {
+                slots.insert(section.address() + i as u64 * 8);
+            }
+        }
+    }
+    slots
+}
+
+/// Whether the function of this (demangled, hash-free) name exists only to
+/// panic: core's and std's panic entry points and the cold failure paths of
+/// `unwrap`, `expect`, slicing, `RefCell` borrows and allocation.
+pub fn only_panics(name: &str) -> bool {
+    const PANICKING: [&str; 3] = [
+        "core::panicking::",
+        "std::panicking::",
+        "std::rt::begin_panic",
+    ];
+    const STD: [&str; 3] = ["core::", "alloc::", "std::"];
+    let last = name.rsplit("::").next().unwrap_or(name);
+    PANICKING.iter().any(|prefix| name.starts_with(prefix))
+        || STD.iter().any(|prefix| name.starts_with(prefix))
+            && (last.ends_with("_fail")
+                || last.ends_with("_failed")
+                || last.starts_with("panic_")
+                || matches!(
+                    last,
+                    "handle_error" | "handle_alloc_error" | "capacity_overflow"
+                ))
+}
+
+/// The executable sections' addresses and bytes, sorted by address.
+fn code(file: &object::File<'_>) -> Vec<(u64, Vec<u8>)> {
+    let mut code: Vec<(u64, Vec<u8>)> = file
+        .sections()
+        .filter(|s| s.kind() == object::SectionKind::Text)
+        .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
+        .collect();
+    code.sort_by_key(|(address, _)| *address);
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::only_panics;
+
+    #[test]
+    fn the_failure_paths_of_std_only_panic_and_user_functions_never_do() {
+        for name in [
+            "core::panicking::panic_bounds_check",
+            "core::panicking::panic_fmt",
+            "core::panicking::assert_failed<u32, u32>",
+            "core::option::unwrap_failed",
+            "core::option::expect_failed",
+            "core::result::unwrap_failed",
+            "core::slice::index::slice_end_index_len_fail",
+            "core::cell::panic_already_borrowed",
+            "alloc::raw_vec::handle_error",
+            "std::panicking::begin_panic<&str>",
+        ] {
+            assert!(only_panics(name), "{name}");
+        }
+        for name in [
+            "core::option::Option<T>::unwrap",
+            "core::slice::index::<impl>::index",
+            "mycrate::parse_failed",
+            "mycrate::panic_handler",
+            "alloc::vec::Vec<T>::push",
+        ] {
+            assert!(!only_panics(name), "{name}");
+        }
     }
 }

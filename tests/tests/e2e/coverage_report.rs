@@ -6,12 +6,20 @@ use std::path::PathBuf;
 use covcheck_e2e::{Fixture, events};
 use covcheck_protocol::messages::Message;
 
-/// A crate with a function its property reaches (both branches of it) and
+/// A crate with functions its property reaches (both branches of one) and
 /// one no test ever calls. The odd branch loops, so that it is new coverage
 /// in the campaigns' optimised build too (a branch-free `if` would not be,
-/// and the corpus would never keep an odd input).
+/// and the corpus would never keep an odd input). Its first six lines are
+/// those of issue 31: one-block functions, whose bodies are code too.
 const LIB: &str = "\
-pub fn reached(x: u64) -> u64 {
+pub fn reached(x: u32) -> u32 {
+    x.wrapping_mul(3)
+}
+pub fn never_called(x: u32) -> u32 {
+    x.wrapping_add(7)
+}
+
+pub fn branches(x: u64) -> u64 {
     if x % 2 == 0 {
         x / 2
     } else {
@@ -23,8 +31,8 @@ pub fn reached(x: u64) -> u64 {
     }
 }
 
-pub fn never_called(x: u64) -> u64 {
-    x.wrapping_mul(7).rotate_left(3)
+pub fn nth(v: &[u8], i: usize) -> u8 {
+    v[i % 4]
 }
 
 #[cfg(test)]
@@ -33,17 +41,21 @@ mod tests {
 
     #[covcheck]
     fn steps(x: u64) {
-        std::hint::black_box(super::reached(x));
+        std::hint::black_box(super::reached(x as u32));
+        std::hint::black_box(super::branches(x));
+        std::hint::black_box(super::nth(&[1, 2, 3, 4, 5], x as usize));
     }
 }
 ";
 
-/// Line numbers in `LIB`: the even branch, the end of the odd one (its
-/// first lines share a block with the loop's condition), and the signature
-/// of the function no test calls (its one block starts there).
-const EVEN_BRANCH: u32 = 3;
-const ODD_BRANCH: u32 = 9;
-const NEVER_CALLED: u32 = 13;
+/// Line numbers in `LIB`: the body of a reached one-block function, that
+/// of the function no test calls, the two branches, and an index whose
+/// bounds check never fails (its panic path is never taken).
+const REACHED_BODY: u32 = 2;
+const NEVER_CALLED_BODY: u32 = 5;
+const EVEN_BRANCH: u32 = 10;
+const ODD_BRANCH: u32 = 14;
+const BOUNDS_CHECKED: u32 = 21;
 
 #[test]
 fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
@@ -106,9 +118,11 @@ fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
             .parse()
             .unwrap()
     };
+    assert!(hits(REACHED_BODY) > 0, "{record}");
+    assert_eq!(hits(NEVER_CALLED_BODY), 0, "{record}");
     assert!(hits(EVEN_BRANCH) > 0, "{record}");
     assert!(hits(ODD_BRANCH) > 0, "{record}");
-    assert_eq!(hits(NEVER_CALLED), 0, "{record}");
+    assert!(hits(BOUNDS_CHECKED) > 0, "{record}");
 
     let index_html = fs::read_to_string(&index).unwrap();
     assert!(index_html.contains("reach_report::tests::steps"));
@@ -121,19 +135,21 @@ fn the_report_marks_what_the_campaigns_reached_and_what_they_never_did() {
             .unwrap_or_else(|| panic!("row {line}"));
         &page[start..start + page[start..].find("</tr>").unwrap()]
     };
-    assert!(
-        row(EVEN_BRANCH).contains("class=\"hit\""),
+    let class = |line: u32| -> &str {
+        let row = row(line);
+        let start = row.find("class=\"").expect("a class") + 7;
+        &row[start..start + row[start..].find('"').unwrap()]
+    };
+    assert_eq!(class(REACHED_BODY), "hit");
+    assert_eq!(class(EVEN_BRANCH), "hit");
+    assert_eq!(class(ODD_BRANCH), "hit");
+    assert_eq!(class(NEVER_CALLED_BODY), "miss");
+    // The bounds check's failure path is shown apart, not as a line only
+    // partly reached.
+    assert_eq!(
+        class(BOUNDS_CHECKED),
+        "hit panic",
         "{}",
-        row(EVEN_BRANCH)
-    );
-    assert!(
-        row(ODD_BRANCH).contains("class=\"hit\""),
-        "{}",
-        row(ODD_BRANCH)
-    );
-    assert!(
-        row(NEVER_CALLED).contains("class=\"miss\""),
-        "{}",
-        row(NEVER_CALLED)
+        row(BOUNDS_CHECKED)
     );
 }

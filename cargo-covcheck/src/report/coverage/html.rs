@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::escape::escape;
-use super::svg;
+use super::{gaps, svg};
 use crate::coverage::model::{
     CoverageReport, FindingMark, LineCoverage, PropertyCoverage, SourceFile,
 };
@@ -38,6 +38,9 @@ table.source td.code{tab-size:4;width:100%}
 table.source td.num a{color:#6e7781;text-decoration:none}
 .key{padding:0 .4rem;margin-right:.4rem}
 .hit{background:#dafbe1}.part{background:#fff8c5}.miss{background:#ffebe9}
+.panic td.code,.key.panic{box-shadow:inset 3px 0 #d4a72c}
+.added td.num:first-child,.key.added{box-shadow:inset 4px 0 #1a7f37}
+ul.gaps{margin:.25rem 0}
 ";
 
 /// A whole page: doctype, language, charset, the policy that forbids
@@ -59,16 +62,18 @@ pub fn index(report: &CoverageReport, pages: &[String]) -> String {
         header(report),
         properties_table(report),
         files_table(report, pages),
+        gaps::section(report, pages),
         findings(report),
     ]
     .concat();
     page(&format!("Coverage: {}", report.title), &body)
 }
 
-/// The title and the line totals over every file.
+/// The title and the line totals over every file, and against the
+/// baseline if there is one.
 fn header(report: &CoverageReport) -> String {
     let (reached, total) = line_totals(report);
-    format!(
+    let mut html = format!(
         "<h1>Coverage: {}</h1>\n<p>{}, {}: {reached} of {total} lines reached ({}).</p>\n",
         escape(&report.title),
         properties(report.properties.len()),
@@ -77,7 +82,20 @@ fn header(report: &CoverageReport) -> String {
             n => format!("{n} files"),
         },
         percent(reached, total),
-    )
+    );
+    if let Some(baseline) = &report.baseline {
+        let (added, lost) = report.files.iter().fold((0, 0), |(a, l), file| {
+            let (added, lost) = file.against(baseline);
+            (a + added, l + lost)
+        });
+        let _ = writeln!(
+            html,
+            "<p>Against the baseline <code>{}</code>: {added} lines reached since, {lost} \
+             reached then and not now.</p>",
+            escape(&baseline.source.display().to_string())
+        );
+    }
+    html
 }
 
 /// (lines reached, lines with code) over every file.
@@ -139,16 +157,29 @@ fn property_rows(i: usize, p: &PropertyCoverage) -> String {
 /// A row per source file, linked to its page, with a bar of its share of
 /// lines reached, and the totals below.
 fn files_table(report: &CoverageReport, pages: &[String]) -> String {
-    let mut html = String::from(
+    let since = match report.baseline {
+        Some(_) => "<th class=\"num\" title=\"lines reached since the baseline\">Since</th>",
+        None => "",
+    };
+    let mut html = format!(
         "<h2 id=\"files\">Files</h2>\n<table class=\"files\">\n<thead><tr><th>File</th>\
-         <th class=\"num\">Lines reached</th><th class=\"num\">%</th><th></th></tr></thead>\n<tbody>\n",
+         <th class=\"num\">Lines reached</th><th class=\"num\">%</th><th></th>{since}</tr>\
+         </thead>\n<tbody>\n",
     );
     for (file, page) in report.files.iter().zip(pages) {
         let (r, t) = file.totals();
+        let since = report.baseline.as_ref().map_or(String::new(), |baseline| {
+            let (added, lost) = file.against(baseline);
+            let lost = match lost {
+                0 => String::new(),
+                n => format!(" −{n}"),
+            };
+            format!("<td class=\"num\">+{added}{lost}</td>")
+        });
         let _ = writeln!(
             html,
             "<tr><td><a href=\"{}\">{}</a></td><td class=\"num\">{r} / {t}</td>\
-             <td class=\"num\">{}</td><td>{}</td></tr>",
+             <td class=\"num\">{}</td><td>{}</td>{since}</tr>",
             escape(page),
             escape(&file.display),
             percent(r, t),
@@ -224,15 +255,20 @@ fn finding(f: &FindingMark) -> String {
 /// code marked reached, partly reached or not reached, and who reached it.
 pub fn source_page(report: &CoverageReport, file: &SourceFile) -> String {
     let (reached, total) = file.totals();
+    let added_key = match report.baseline {
+        Some(_) => "<span class=\"key added\">reached since the baseline</span>",
+        None => "",
+    };
     let mut body = format!(
         "<nav><a href=\"../index.html\">← Coverage: {}</a></nav>\n<h1><code>{}</code></h1>\n\
          <p>{reached} of {total} lines reached ({}). \
-         <span class=\"key hit\">reached</span><span class=\"key part\">partly reached</span>\
-         <span class=\"key miss\">not reached</span></p>\n\
+         <span class=\"key hit\">reached</span><span class=\"key hit panic\">reached, only a \
+         panic path unreached</span><span class=\"key part\">partly reached</span>\
+         <span class=\"key miss\">not reached</span>{added_key}</p>\n\
          <table class=\"source\">\n<thead><tr><th class=\"num\">Line</th>\
          <th class=\"num\" title=\"inputs that reached the line\">Hits</th>\
-         <th class=\"num\" title=\"properties that reached the line\">Properties</th>\
-         <th>First reached by</th><th>Source</th></tr></thead>\n<tbody>\n",
+         <th title=\"the properties that reached the line, the first to reach it first\">\
+         Reached by</th><th>Source</th></tr></thead>\n<tbody>\n",
         escape(&report.title),
         escape(&file.display),
         percent(reached, total),
@@ -244,8 +280,7 @@ pub fn source_page(report: &CoverageReport, file: &SourceFile) -> String {
     let past_end = file.lines.range(end.saturating_add(1)..).map(|(&n, _)| n);
     for number in (1..=end).chain(past_end) {
         let source = text.get(number as usize - 1).copied().unwrap_or("");
-        let coverage = file.lines.get(&number);
-        body.push_str(&source_line(report, number, source, coverage));
+        body.push_str(&source_line(report, file, number, source));
     }
     body.push_str("</tbody>\n</table>\n");
     page(
@@ -255,33 +290,29 @@ pub fn source_page(report: &CoverageReport, file: &SourceFile) -> String {
 }
 
 /// One line of a file's page; a line without code has only its number.
-fn source_line(
-    report: &CoverageReport,
-    number: u32,
-    source: &str,
-    coverage: Option<&LineCoverage>,
-) -> String {
+fn source_line(report: &CoverageReport, file: &SourceFile, number: u32, source: &str) -> String {
+    let coverage = file.lines.get(&number);
     let cells = match coverage {
-        None => String::from("<td></td><td></td><td></td>"),
-        Some(line) if !line.reached() => String::from("<td class=\"num\">0</td><td></td><td></td>"),
-        Some(line) => {
-            let first = line.reached_by[0];
-            let name = report
-                .properties
-                .get(first)
-                .map_or("(unknown property)", |p| p.name.as_str());
-            format!(
-                "<td class=\"num\">{}</td><td class=\"num\">{}</td><td title=\"{}\">{}</td>",
-                line.hits.max(1),
-                line.reached_by.len(),
-                escape(name),
-                escape(short_name(name)),
-            )
-        }
+        None => String::from("<td></td><td></td>"),
+        Some(line) if !line.reached() => String::from("<td class=\"num\">0</td><td></td>"),
+        Some(line) => format!(
+            "<td class=\"num\">{}</td>{}",
+            line.hits.max(1),
+            reached_by(report, &line.reached_by)
+        ),
     };
     let class = coverage.map_or(String::new(), |line| {
-        let (class, title) = reach(line);
-        format!(" class=\"{class}\" title=\"{title}\"")
+        let (class, mut title) = reach(line);
+        let added = line.reached()
+            && report
+                .baseline
+                .as_ref()
+                .is_some_and(|b| !b.had(file, number));
+        if added {
+            title.push_str(", since the baseline");
+        }
+        let added = if added { " added" } else { "" };
+        format!(" class=\"{class}{added}\" title=\"{title}\"")
     });
     format!(
         "<tr id=\"L{number}\"{class}><td class=\"num\"><a href=\"#L{number}\">{number}</a></td>\
@@ -290,17 +321,53 @@ fn source_line(
     )
 }
 
+/// How many names the properties column shows before "+N".
+const NAMES_SHOWN: usize = 3;
+
+/// The properties that reached a line, the first to reach it first: their
+/// short names (the first few), every full name in the tooltip.
+fn reached_by(report: &CoverageReport, by: &[usize]) -> String {
+    let name = |n: &usize| {
+        report
+            .properties
+            .get(*n)
+            .map_or("(unknown property)", |p| p.name.as_str())
+    };
+    let full: Vec<&str> = by.iter().map(name).collect();
+    let mut shown: Vec<String> = full
+        .iter()
+        .take(NAMES_SHOWN)
+        .map(|n| escape(short_name(n)))
+        .collect();
+    if full.len() > NAMES_SHOWN {
+        shown.push(format!("+{}", full.len() - NAMES_SHOWN));
+    }
+    format!(
+        "<td title=\"{}\">{}</td>",
+        escape(&full.join("\n")),
+        shown.join(", ")
+    )
+}
+
 /// The class and tooltip of a line with code. A line counts as partly
 /// reached only when it was reached at all, whatever its block counts say.
 fn reach(line: &LineCoverage) -> (&'static str, String) {
     if !line.reached() {
         ("miss", "not reached".to_string())
-    } else if 0 < line.blocks_hit && line.blocks_hit < line.blocks {
+    } else if line.partly_reached() {
         (
             "part",
             format!(
                 "partly reached: {} of {} blocks",
                 line.blocks_hit, line.blocks
+            ),
+        )
+    } else if line.only_panic_paths_unreached() {
+        (
+            "hit panic",
+            format!(
+                "reached, only a panic path unreached ({} of {} panic paths reached)",
+                line.panic_paths_hit, line.panic_paths
             ),
         )
     } else {
@@ -393,10 +460,31 @@ mod tests {
             hits: 1,
             blocks,
             blocks_hit,
+            ..LineCoverage::default()
         };
         assert_eq!(reach(&line(vec![0], 3, 1)).0, "part");
         assert_eq!(reach(&line(vec![0], 3, 3)).0, "hit");
         assert_eq!(reach(&line(vec![0], 3, 0)).0, "hit");
         assert_eq!(reach(&line(vec![], 3, 1)).0, "miss");
+    }
+
+    #[test]
+    fn an_unreached_panic_path_is_shown_apart_from_unreached_code() {
+        let line = |blocks_hit, panic_paths_hit| LineCoverage {
+            reached_by: vec![0],
+            hits: 1,
+            blocks: 2,
+            blocks_hit,
+            panic_paths: 1,
+            panic_paths_hit,
+        };
+        assert_eq!(reach(&line(2, 0)).0, "hit panic");
+        assert_eq!(reach(&line(2, 1)).0, "hit");
+        assert_eq!(reach(&line(1, 0)).0, "part");
+        let unreached = LineCoverage {
+            reached_by: vec![],
+            ..line(0, 0)
+        };
+        assert_eq!(reach(&unreached).0, "miss");
     }
 }

@@ -5,11 +5,12 @@
 //! ([`render`] returns the files' contents) so that it can be tested on
 //! hand-made models; [`write()`] puts them on disk.
 //!
-//! [`html`] makes the pages, [`svg`] the plots in them, [`lcov`] the
-//! tracefile, and [`escape`] keeps the text of the code under test from
+//! [`html`] makes the pages, [`gaps`] the index's list of what no property
+//! reaches, [`svg`] the plots in the pages, [`lcov`] the tracefile, and [`escape`] keeps the text of the code under test from
 //! being read as markup.
 
 pub mod escape;
+pub mod gaps;
 pub mod html;
 pub mod lcov;
 pub mod svg;
