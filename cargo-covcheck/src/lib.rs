@@ -14,7 +14,7 @@
 //!
 //! The seed-suite commands use the same pieces: [`cmd::minimize`] (covering
 //! seeds by set cover, on the instrumented build) and [`cmd::replay`] (every
-//! seed as a test case, on the normal build), with [`suite_coverage`]
+//! seed as a test case, on the normal build), with [`suite_reach`]
 //! between them.
 //!
 //! What can go wrong is typed in [`error`], and each way a command ends has
@@ -32,13 +32,13 @@ pub mod cmd;
 #[cfg(target_os = "linux")]
 pub mod compile;
 #[cfg(target_os = "linux")]
-pub mod coverage;
-#[cfg(target_os = "linux")]
 pub mod discover;
 #[cfg(target_os = "linux")]
 pub mod engine;
 #[cfg(target_os = "linux")]
 pub mod error;
+#[cfg(target_os = "linux")]
+pub mod events;
 pub mod exit;
 #[cfg(target_os = "linux")]
 pub mod instrument;
@@ -52,9 +52,11 @@ pub mod network;
 pub mod perf;
 pub mod platform;
 #[cfg(target_os = "linux")]
+pub mod reach;
+#[cfg(target_os = "linux")]
 pub mod report;
 #[cfg(target_os = "linux")]
-pub mod suite_coverage;
+pub mod suite_reach;
 #[cfg(target_os = "linux")]
 pub mod supervise;
 #[cfg(target_os = "linux")]

@@ -12,11 +12,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use cargo_covcheck::coverage::model::{
+use cargo_covcheck::reach::model::{
     Baseline, CoverageReport, FindingMark, FunctionCoverage, LineCoverage, PropertyCoverage,
     SeriesPoint, SourceFile,
 };
-use cargo_covcheck::report::coverage::{self, html, lcov, svg};
+use cargo_covcheck::report::site::{self, html, lcov, plots};
 
 const SOURCE: &str = r#"//! A demo crate. <script>alert("hi")</script> & 'friends'
 
@@ -150,7 +150,7 @@ fn report() -> CoverageReport {
 }
 
 fn file(name: &str) -> String {
-    coverage::render(&report())
+    site::render(&report())
         .into_iter()
         .find(|(path, _)| path == name)
         .unwrap_or_else(|| panic!("no {name} in the report"))
@@ -159,7 +159,7 @@ fn file(name: &str) -> String {
 
 #[test]
 fn the_report_is_an_index_a_page_per_file_and_a_tracefile() {
-    let paths: Vec<String> = coverage::render(&report())
+    let paths: Vec<String> = site::render(&report())
         .into_iter()
         .map(|(path, _)| path)
         .collect();
@@ -193,7 +193,7 @@ fn text_from_the_code_under_test_is_escaped() {
 
 #[test]
 fn no_output_holds_a_script() {
-    for (path, contents) in coverage::render(&report()) {
+    for (path, contents) in site::render(&report()) {
         assert!(
             !contents.to_ascii_lowercase().contains("<script"),
             "{path} holds a script"
@@ -204,7 +204,7 @@ fn no_output_holds_a_script() {
 #[test]
 fn a_property_never_run_gets_empty_plots() {
     let never_run = &report().properties[1];
-    for plot in [svg::over_time(never_run), svg::over_execs(never_run)] {
+    for plot in [plots::over_time(never_run), plots::over_execs(never_run)] {
         assert!(plot.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(plot.ends_with("</svg>"));
         assert!(plot.contains("no campaign recorded"), "{plot}");
@@ -235,9 +235,9 @@ fn every_line_of_a_record_is_found_and_the_hit_ones_counted() {
 #[test]
 fn the_report_is_written_whole_into_its_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let index = coverage::write(&dir.path().join("report"), &report()).unwrap();
+    let index = site::write(&dir.path().join("report"), &report()).unwrap();
     assert_eq!(index, dir.path().join("report/index.html"));
-    for (path, contents) in coverage::render(&report()) {
+    for (path, contents) in site::render(&report()) {
         let written = std::fs::read_to_string(dir.path().join("report").join(&path)).unwrap();
         assert_eq!(written, contents, "{path}");
     }

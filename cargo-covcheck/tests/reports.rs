@@ -12,13 +12,13 @@ use std::time::Duration;
 use cargo_covcheck::compile::TestBinary;
 use cargo_covcheck::discover::Property;
 use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
-use cargo_covcheck::perf::{PerfReport, PerfSeed, growth};
-use cargo_covcheck::report::events::{
+use cargo_covcheck::events::{
     FailureSeed, FoundBy, JudgedDeath, Minimized, PropertyMinimized, ReplaySummary, Reported,
     RunSummary, Saving, Stale, Suite, Summary, Written,
 };
+use cargo_covcheck::perf::{PerfReport, PerfSeed, growth};
 use cargo_covcheck::report::{Event, finding_report, json, minimize, replay, text};
-use cargo_covcheck::suite_coverage::SuiteCoverage;
+use cargo_covcheck::suite_reach::SuiteCoverage;
 use cargo_covcheck::supervise::Death;
 use covcheck_protocol::seeds::SeedError;
 use covcheck_protocol::worker::{

@@ -18,12 +18,12 @@ use crate::cli::MinimizeArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::error::{Error, MinimizeError, WorkerError};
-use crate::exit::Outcome;
-use crate::report::events::{
+use crate::events::{
     FailureSeed, JudgedDeath, Minimized, PropertyMinimized, Saving, Stale, Suite, Written,
 };
+use crate::exit::Outcome;
 use crate::report::{Event, Reporter};
-use crate::suite_coverage::CoverageRecord;
+use crate::suite_reach::CoverageRecord;
 use crate::supervise::{Settings, pool, property_key, run_worker, shrink_crash, tool_request};
 
 pub fn run(args: &MinimizeArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {

@@ -16,10 +16,10 @@ use crate::cli::ReplayArgs;
 use crate::compile::Build;
 use crate::discover::{Filter, Property};
 use crate::error::{Error, WorkerError};
+use crate::events::ReplaySummary;
 use crate::exit::Outcome;
-use crate::report::events::ReplaySummary;
 use crate::report::{Event, Reporter, junit};
-use crate::suite_coverage::{CoverageRecord, SuiteCoverage};
+use crate::suite_reach::{CoverageRecord, SuiteCoverage};
 use crate::supervise::{Settings, pool, property_key, run_worker, tail, tool_request};
 
 pub fn run(args: &ReplayArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
@@ -48,7 +48,7 @@ pub fn run(args: &ReplayArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
         results: properties.iter().zip(results).collect(),
         coverage: properties
             .iter()
-            .filter_map(|p| seed_suite_coverage(p, &plan.covcheck_dir))
+            .filter_map(|p| seed_suite_reach(p, &plan.covcheck_dir))
             .collect(),
         elapsed,
     };
@@ -63,7 +63,7 @@ pub fn run(args: &ReplayArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
 
 /// What the seeds of `property` on disk now cover, by the record of the
 /// last `minimize` (`None` without one); nothing for a property with no seeds.
-fn seed_suite_coverage<'a>(
+fn seed_suite_reach<'a>(
     property: &'a Property,
     covcheck_dir: &Path,
 ) -> Option<(&'a Property, Option<SuiteCoverage>)> {

@@ -6,7 +6,7 @@
 //! instrumented build ([`WorkerMode::Reach`]), in its coverage flavour
 //! ([`Build::Coverage`]: functions no test calls are kept, so that they
 //! show as not reached); the first property of each
-//! test binary also sends the binary's PC table, which [`crate::coverage`]
+//! test binary also sends the binary's PC table, which [`crate::reach`]
 //! symbolises into source lines. The plots come from the series every
 //! campaign records as it runs.
 
@@ -18,12 +18,12 @@ use covcheck_protocol::worker::{ReachReport, WorkerMode};
 
 use crate::cli::ReportArgs;
 use crate::compile::{Build, Plan};
-use crate::coverage::collect::{Measured, collect};
-use crate::coverage::model::Baseline;
 use crate::discover::{Filter, Property};
 use crate::error::Error;
+use crate::events::CoverageWritten;
 use crate::exit::Outcome;
-use crate::report::events::CoverageWritten;
+use crate::reach::collect::{Measured, collect};
+use crate::reach::model::Baseline;
 use crate::report::{Event, Reporter};
 use crate::supervise::{Settings, pool, run_worker, tool_request};
 
@@ -36,7 +36,7 @@ pub fn run(args: &ReportArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Er
     let baseline = args
         .baseline
         .as_deref()
-        .map(crate::coverage::baseline::read)
+        .map(crate::reach::baseline::read)
         .transpose()
         .map_err(Error::Baseline)?;
     let (plan, properties) =
@@ -89,7 +89,7 @@ fn write_report(
     })
     .map_err(Error::Report)?;
     let dir = plan.covcheck_dir.join("report");
-    let index = crate::report::coverage::write(&dir, &report)?;
+    let index = crate::report::site::write(&dir, &report)?;
     let written = CoverageWritten {
         report: &report,
         index,

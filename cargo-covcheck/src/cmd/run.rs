@@ -8,10 +8,10 @@ use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
 use crate::engine::Unusable;
 use crate::error::Error;
+use crate::events::{RunSummary, Update};
 use crate::exit::Outcome;
 use crate::network::{self, Network};
-use crate::report::events::RunSummary;
-use crate::report::{Event, Reporter};
+use crate::report::{Event, Reporter, cost_plot};
 use crate::supervise::campaign::Sharing;
 use crate::supervise::{self, Settings, pool};
 use crate::{interrupt, literals};
@@ -64,7 +64,10 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
             let workers = per_property[index];
             supervise::run_property(index, property, &settings, workers, sharing, events)
         },
-        |event| reporter.report(event),
+        |mut event| {
+            with_cost_plot(&mut event, &settings.covcheck_dir);
+            reporter.report(event)
+        },
     );
     drop(network);
     let summary = RunSummary {
@@ -191,5 +194,20 @@ fn settings(
         covcheck_dir: plan.covcheck_dir.clone(),
         engine: Some(plan.engine.path.clone()),
         broker: Some(plan.engine.broker.clone()),
+    }
+}
+
+/// Draws the cost plot of a performance campaign that just finished, so
+/// that its summary can say where the plot is.
+fn with_cost_plot(event: &mut Event<'_>, covcheck_dir: &std::path::Path) {
+    if let Event::Campaign {
+        property,
+        update: Update::Finished(summary),
+        ..
+    } = event
+        && let Some(perf) = &mut summary.perf
+    {
+        let key = crate::supervise::property_key(property);
+        perf.plot = cost_plot::write(&covcheck_dir.join("perf"), &key, property, perf);
     }
 }

@@ -1,7 +1,8 @@
 //! Performance mode's conclusions from a campaign's cost profile (the
 //! costliest input of each size, [`CostProfile`]): the growth that fits it
-//! ([`growth`]), its plot ([`plot`]), and the costliest input saved as a
-//! `kind = "performance"` seed, to replay as a regression case.
+//! ([`growth`]) and the costliest input saved as a `kind = "performance"`
+//! seed, to replay as a regression case. Its plot is drawn for display by
+//! [`crate::report::cost_plot`].
 //!
 //! A new performance seed is saved only when its input costs more than
 //! every performance seed the property already has: a campaign that found
@@ -9,9 +10,8 @@
 //! never deleted.
 
 pub mod growth;
-pub mod plot;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::discover::Property;
 use covcheck_protocol::messages::PerfResult;
@@ -26,7 +26,8 @@ pub struct PerfReport {
     /// The growth of the costliest inputs with their size, when enough
     /// sizes were seen to fit one.
     pub fit: Option<Fit>,
-    /// The cost-against-size plot, when it was written.
+    /// The cost-against-size plot, once it is written
+    /// ([`crate::report::cost_plot::write`]).
     pub plot: Option<PathBuf>,
     pub seed: PerfSeed,
 }
@@ -77,23 +78,10 @@ pub fn costlier(before: Option<CostProfile>, later: Option<CostProfile>) -> Opti
     }
 }
 
-/// Fits, plots (into `plot_path`) and, when `save`, saves the costliest
-/// input of `property`'s `profile`.
-pub fn conclude(
-    property: &Property,
-    profile: CostProfile,
-    plot_path: &Path,
-    save: bool,
-) -> PerfReport {
+/// Fits and, when `save`, saves the costliest input of `property`'s
+/// `profile`.
+pub fn conclude(property: &Property, profile: CostProfile, save: bool) -> PerfReport {
     let fit = growth::fit(&profile.points);
-    let title = format!("{}: cost against input size", property.listing.full_path);
-    let svg = plot::svg(&title, &profile.points, fit.as_ref());
-    if let Some(dir) = plot_path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    let plot = crate::atomic::write_atomically(plot_path, svg.as_bytes())
-        .is_ok()
-        .then(|| plot_path.to_path_buf());
     let seed = if save {
         save_costliest(property, &profile)
     } else {
@@ -102,7 +90,7 @@ pub fn conclude(
     PerfReport {
         profile,
         fit,
-        plot,
+        plot: None,
         seed,
     }
 }

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::events::{Event, Update};
-use super::{Reporter, coverage_summary, minimize, replay, text};
+use super::{Reporter, minimize, reach_summary, replay, text};
 use crate::discover::Property;
+use crate::events::{Event, Update};
 
 /// How often plain (non-terminal) output prints a status line per property.
 const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -85,7 +85,7 @@ impl Reporter for HumanReporter {
             }
             Event::ReplayFinished(summary) => print!("{}", replay::summary(summary)),
             Event::JunitWritten(path) => println!("JUnit report: {}", path.display()),
-            Event::CoverageWritten(written) => print!("{}", coverage_summary::summary(written)),
+            Event::CoverageWritten(written) => print!("{}", reach_summary::summary(written)),
         }
     }
 }

@@ -12,14 +12,14 @@
 use covcheck_protocol::messages::{self, LeftOut, Message, SavedSeeds, SuiteFate};
 use covcheck_protocol::worker::MinimizeReport;
 
-use super::events::{
+use super::{HumanReporter, Reporter, text};
+use crate::discover::Property;
+use crate::events::{
     Event, FailureSeed, JudgedDeath, Minimized, PropertyMinimized, ReplaySummary, Stale, Suite,
     Update,
 };
-use super::{HumanReporter, Reporter, text};
-use crate::discover::Property;
 use crate::interrupt;
-use crate::suite_coverage::SuiteCoverage;
+use crate::suite_reach::SuiteCoverage;
 
 #[derive(Default)]
 pub struct JsonReporter {
@@ -276,7 +276,7 @@ fn suite(property: String, m: &Minimized) -> Message {
         failing_seeds,
         stale_seeds,
         deleted_seeds,
-        coverage: suite_coverage(&m.coverage),
+        coverage: suite_reach(&m.coverage),
     }
 }
 
@@ -313,7 +313,7 @@ fn left_out(judged: &JudgedDeath) -> LeftOut {
     }
 }
 
-fn suite_coverage(coverage: &SuiteCoverage) -> messages::SuiteCoverage {
+fn suite_reach(coverage: &SuiteCoverage) -> messages::SuiteCoverage {
     messages::SuiteCoverage {
         covered: coverage.covered,
         features: coverage.features,
@@ -336,7 +336,7 @@ fn replay_summary(summary: &ReplaySummary<'_>) -> Vec<Message> {
         .iter()
         .map(|(property, coverage)| Message::SeedCoverage {
             property: property.listing.full_path.clone(),
-            coverage: coverage.as_ref().map(suite_coverage),
+            coverage: coverage.as_ref().map(suite_reach),
         });
     let (seeds, failed) = (summary.seeds(), summary.failed());
     let counts = Message::Replayed {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, SerializeError, TestCase, TestCaseStatus, TestSuite};
 
-use super::events::ReplaySummary;
+use crate::events::ReplaySummary;
 
 /// The report of a replay, as XML text.
 pub fn xml(summary: &ReplaySummary<'_>) -> Result<String, SerializeError> {

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use covcheck_protocol::worker::{Finding, MinimizeReport, SuiteStats};
 
-use super::events::{FailureSeed, JudgedDeath, Minimized, PropertyMinimized, Saving, Stale, Suite};
 use super::text::{elided, elided_choices, human_count};
 use crate::discover::Property;
+use crate::events::{FailureSeed, JudgedDeath, Minimized, PropertyMinimized, Saving, Stale, Suite};
 
 /// The block of one property, every line ending in a newline.
 pub fn block(minimized: &PropertyMinimized<'_>) -> String {

@@ -6,9 +6,9 @@ use std::fmt::Write;
 
 use covcheck_protocol::worker::SeedResult;
 
-use super::events::ReplaySummary;
 use super::text::properties;
 use crate::discover::Property;
+use crate::events::ReplaySummary;
 
 /// A seed's line, as soon as it has run (properties replay in parallel, so
 /// each line names its property).

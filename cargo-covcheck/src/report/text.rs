@@ -7,9 +7,9 @@ use std::path::Path;
 use covcheck_protocol::limits::is_past_cost_bound;
 use covcheck_protocol::worker::{FailureKind, Finding, Progress, TargetBest, TokenUse};
 
-use super::events::{Reported, RunSummary, Summary};
 use crate::discover::Property;
 use crate::error::SeedNotSaved;
+use crate::events::{Reported, RunSummary, Summary};
 use crate::interrupt;
 use crate::network::{FoundElsewhere, Network};
 

@@ -1,5 +1,5 @@
 //! What a property's campaign comes to once its lanes have ended: its
-//! summary, performance mode's conclusions (growth, plot, seed), and what
+//! summary, performance mode's conclusions (growth, seed), and what
 //! the other machines of a campaign across machines found.
 
 use covcheck_protocol::worker::{CostProfile, Progress};
@@ -7,10 +7,9 @@ use covcheck_protocol::worker::{CostProfile, Progress};
 use super::Settings;
 use super::findings::Findings;
 use super::outlet::Outlet;
-use super::paths::property_key;
+use crate::events::{Summary, Update};
 use crate::network::Network;
 use crate::perf::{self, PerfReport, PerfSeed};
-use crate::report::events::{Summary, Update};
 
 /// The summary of a campaign that ran `all` on `workers` workers and hit
 /// `errors` of covcheck's own; sent, and noted in its series.
@@ -49,12 +48,11 @@ pub fn summarise(
     summary
 }
 
-/// Performance mode's conclusions (growth, plot, seed) from the costliest
+/// Performance mode's conclusions (growth, seed) from the costliest
 /// inputs of the campaign's workers.
 fn conclude_perf(out: &Outlet<'_, '_>, settings: &Settings, profile: CostProfile) -> PerfReport {
     let property = out.property;
-    let plot = (settings.covcheck_dir.join("perf")).join(format!("{}.svg", property_key(property)));
-    let report = perf::conclude(property, profile, &plot, settings.save);
+    let report = perf::conclude(property, profile, settings.save);
     if let PerfSeed::Failed(problem) = &report.seed {
         out.send(Update::Warning(format!(
             "the costliest input of {} was not saved: {problem}",

@@ -28,12 +28,12 @@ use super::Settings;
 use super::death::Death;
 use super::outlet::Outlet;
 use super::worker::{run_worker, tail};
-use crate::coverage::model::FindingMark;
 use crate::discover::Property;
 use crate::error::{SeedNotSaved, ShrinkError};
+use crate::events::{FoundBy, Reported, Update};
 use crate::interrupt;
 use crate::network::Network;
-use crate::report::events::{FoundBy, Reported, Update};
+use crate::reach::model::FindingMark;
 
 /// A failure's identity: its kind and location.
 type Key = (FailureKind, String);

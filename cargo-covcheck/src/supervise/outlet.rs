@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use covcheck_protocol::worker::Progress;
 
-use crate::coverage::model::{FindingMark, SeriesPoint};
-use crate::coverage::series::{SeriesWriter, series_path};
 use crate::discover::Property;
-use crate::report::events::{Event, Update};
+use crate::events::{Event, Update};
+use crate::reach::model::{FindingMark, SeriesPoint};
+use crate::reach::series::{SeriesWriter, series_path};
 
 use super::Settings;
 use super::paths::property_key;

@@ -35,9 +35,9 @@ use super::progress::LaneProgresses;
 use super::worker::{Stopper, WorkerOutcome, run_stoppable_worker};
 use crate::discover::Property;
 use crate::error::WorkerError;
+use crate::events::{Event, Summary, Update};
 use crate::interrupt;
 use crate::network::Network;
-use crate::report::events::{Event, Summary, Update};
 
 /// How the workers of one property share their corpus.
 #[derive(Clone, Copy)]

@@ -5,7 +5,7 @@
 //! - [`baseline`]: what an earlier report reached (`report --baseline`).
 //! - [`collect`]: from what the reach workers measured to the model.
 //! - [`functions`]: which functions the properties reached.
-//! - [`model`]: what the report is drawn from (by [`crate::report::coverage`]).
+//! - [`model`]: what the report is drawn from (by [`crate::report::site`]).
 
 pub mod baseline;
 pub mod collect;

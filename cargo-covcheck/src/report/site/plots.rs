@@ -1,37 +1,37 @@
-//! The plots of a property's campaigns, as SVG written by hand and inlined
-//! in the index page: (a) edges and corpus entries over campaign time, (b)
-//! edges over executions, each with the findings and resumed runs marked
-//! on its axis. Hand-written because the plots are simple and a plotting
-//! crate would be a large dependency for two line charts; the output
-//! depends on the model alone, so that it can be snapshot-tested.
+//! The plots of a property's campaigns, inlined in the index page: (a)
+//! edges and corpus entries over campaign time, (b) edges over executions,
+//! each with the findings and resumed runs marked on its axis. Drawn with
+//! the frame, axes and palette of [`crate::report::svg`].
 
 use std::fmt::Write as _;
 
-use super::escape::escape;
-use crate::coverage::model::{FindingMark, PropertyCoverage, SeriesPoint};
+use crate::reach::model::{FindingMark, PropertyCoverage, SeriesPoint};
+use crate::report::escape::escape;
+use crate::report::svg::{
+    CORPUS, EDGES, FINDING, Frame, GRID, INK, LinearAxis as Axis, MUTED as RESUME,
+};
 use crate::report::text::human_count;
 
-/// The size of a plot in CSS pixels (the page scales it down to fit).
-const WIDTH: f64 = 460.0;
-const HEIGHT: f64 = 240.0;
-/// Margins around the plotting area: the legend above, tick labels and
-/// axis titles on the other sides (right too, for the corpus axis).
-const LEFT: f64 = 58.0;
-const RIGHT: f64 = 58.0;
-const TOP: f64 = 30.0;
-const BOTTOM: f64 = 40.0;
-const PLOT_WIDTH: f64 = WIDTH - LEFT - RIGHT;
-const PLOT_HEIGHT: f64 = HEIGHT - TOP - BOTTOM;
-
-pub(crate) const EDGES: &str = "#0969da";
-const CORPUS: &str = "#bc4c00";
-pub(crate) const FINDING: &str = "#cf222e";
-pub(crate) const RESUME: &str = "#57606a";
-pub(crate) const GRID: &str = "#d8dee4";
-pub(crate) const INK: &str = "#1f2328";
+/// The size of a plot in CSS pixels (the page scales it down to fit), and
+/// its margins: the legend above, tick labels and axis titles on the other
+/// sides (right too, for the corpus axis).
+const FRAME: Frame = Frame {
+    width: 460.0,
+    height: 240.0,
+    left: 58.0,
+    right: 58.0,
+    top: 30.0,
+    bottom: 40.0,
+};
+const WIDTH: f64 = FRAME.width;
+const HEIGHT: f64 = FRAME.height;
+const LEFT: f64 = FRAME.left;
+const TOP: f64 = FRAME.top;
+const PLOT_WIDTH: f64 = FRAME.plot_width();
+const PLOT_HEIGHT: f64 = FRAME.plot_height();
 
 /// Both plots of a property, side by side in the page's flow.
-pub fn plots(property: &PropertyCoverage) -> String {
+pub fn both(property: &PropertyCoverage) -> String {
     over_time(property) + &over_execs(property)
 }
 
@@ -115,11 +115,7 @@ fn empty(title: &str) -> String {
 
 /// The opening tag and the accessible name every plot starts with.
 fn open(title: &str) -> String {
-    format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="10" fill="{INK}"><title>{}</title>
-"##,
-        escape(title)
-    )
+    FRAME.open("plot", title, 10)
 }
 
 fn seconds(ms: u64) -> f64 {
@@ -147,72 +143,6 @@ fn execs_at(series: &[SeriesPoint], ms: u64) -> f64 {
         (None, Some(b)) => b.execs as f64,
         (None, None) => 0.0,
     }
-}
-
-/// An axis from 0 to a round number past the data, with ticks at round
-/// steps (1, 2 or 5 times a power of ten), about four of them.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Axis {
-    max: f64,
-    step: f64,
-    title: &'static str,
-}
-
-impl Axis {
-    /// `whole`: the quantity is a count, so no tick falls between two
-    /// integers.
-    fn fit(data_max: f64, whole: bool, title: &'static str) -> Axis {
-        let data_max = if data_max > 0.0 { data_max } else { 1.0 };
-        let mut step = nice_step(data_max / 4.0);
-        if whole {
-            step = step.max(1.0);
-        }
-        // The small slack keeps 0.3 / 0.1 = 3.0000000000000004 at 3 steps.
-        let steps = (data_max / step - 1e-9).ceil().max(1.0);
-        Axis {
-            max: steps * step,
-            step,
-            title,
-        }
-    }
-
-    fn ticks(&self) -> impl Iterator<Item = f64> + use<> {
-        let (step, steps) = (self.step, (self.max / self.step).round() as u32);
-        (0..=steps).map(move |i| f64::from(i) * step)
-    }
-
-    /// A tick's label, in thousands, millions or billions when the axis
-    /// runs that far (`20k`), with as many decimals as the step needs.
-    fn label(&self, value: f64) -> String {
-        if value == 0.0 {
-            return "0".to_string();
-        }
-        let (scale, suffix) = match self.max {
-            m if m >= 1e9 => (1e9, "G"),
-            m if m >= 1e6 => (1e6, "M"),
-            m if m >= 1e4 => (1e3, "k"),
-            _ => (1.0, ""),
-        };
-        let step = self.step / scale;
-        let decimals = if step >= 1.0 {
-            0
-        } else {
-            (-step.log10().floor()) as usize
-        };
-        format!("{:.*}{suffix}", decimals, value / scale)
-    }
-}
-
-/// The round number (1, 2, 5 × 10ⁿ) at or above `rough`.
-fn nice_step(rough: f64) -> f64 {
-    let power = 10f64.powf(rough.log10().floor());
-    let nice = match rough / power {
-        f if f <= 1.0 => 1.0,
-        f if f <= 2.0 => 2.0,
-        f if f <= 5.0 => 5.0,
-        _ => 10.0,
-    };
-    nice * power
 }
 
 /// Which y axis a line is drawn against.
@@ -256,11 +186,11 @@ impl Plot {
     }
 
     fn px_x(&self, value: f64) -> f64 {
-        LEFT + value / self.x.max * PLOT_WIDTH
+        FRAME.x(self.x.share(value))
     }
 
     fn px_y(axis: &Axis, value: f64) -> f64 {
-        TOP + PLOT_HEIGHT - value / axis.max * PLOT_HEIGHT
+        FRAME.y(axis.share(value))
     }
 
     /// The left axis: a grid line and a label per tick, and its title

@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::escape::escape;
-use crate::coverage::model::{CoverageReport, Gap, SourceFile};
+use crate::reach::model::{CoverageReport, Gap, SourceFile};
+use crate::report::escape::escape;
 
 /// The section, with a link to each gap's line; `pages` as for the index.
 pub fn section(report: &CoverageReport, pages: &[String]) -> String {
@@ -77,7 +77,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::coverage::model::{FunctionCoverage, LineCoverage};
+    use crate::reach::model::{FunctionCoverage, LineCoverage};
 
     fn line(reached: bool, blocks: u32, blocks_hit: u32) -> LineCoverage {
         LineCoverage {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::coverage::model::{CoverageReport, LineCoverage, SourceFile};
+use crate::reach::model::{CoverageReport, LineCoverage, SourceFile};
 
 /// The tracefile of every source file of the report, in its order.
 pub fn tracefile(report: &CoverageReport) -> String {

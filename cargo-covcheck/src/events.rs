@@ -11,15 +11,15 @@ use covcheck_protocol::worker::{
     FailureKind, Finding, MinimizeReport, Progress, SeedResult, TargetBest, TokenUse,
 };
 
-use crate::coverage::model::CoverageReport;
 use crate::discover::Property;
 use crate::engine::Damage;
 use crate::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use crate::exit::Outcome;
 use crate::network::{FoundElsewhere, Network};
+use crate::reach::model::CoverageReport;
 
 use crate::perf::PerfReport;
-use crate::suite_coverage::SuiteCoverage;
+use crate::suite_reach::SuiteCoverage;
 use crate::supervise::Death;
 
 /// Something a command has to say.

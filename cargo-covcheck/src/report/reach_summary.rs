@@ -2,7 +2,7 @@
 //! of the packages under test, the properties left out, and where the
 //! report is.
 
-use super::events::CoverageWritten;
+use crate::events::CoverageWritten;
 
 /// The summary of a written coverage report.
 pub fn summary(written: &CoverageWritten<'_>) -> String {

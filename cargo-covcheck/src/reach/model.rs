@@ -1,8 +1,8 @@
 //! What the campaigns reached, ready to draw: the one data model the
 //! coverage report is rendered from (HTML pages, SVG plots and `lcov.info`,
-//! in [`crate::report::coverage`]). Collecting it (replaying the corpus on
+//! in [`crate::report::site`]). Collecting it (replaying the corpus on
 //! the instrumented build, symbolising the coverage counters, reading the
-//! recorded time series) is [`crate::coverage`]'s job; rendering never
+//! recorded time series) is [`crate::reach`]'s job; rendering never
 //! runs anything.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -7,11 +7,11 @@
 
 use std::fmt::Write as _;
 
-use super::escape::escape;
-use super::{gaps, svg};
-use crate::coverage::model::{
+use super::{gaps, plots};
+use crate::reach::model::{
     CoverageReport, FindingMark, LineCoverage, PropertyCoverage, SourceFile,
 };
+use crate::report::escape::escape;
 use crate::report::text::{human_count, properties};
 
 /// The style of every page: readable tables, a light code view, and the
@@ -150,7 +150,7 @@ fn property_rows(i: usize, p: &PropertyCoverage) -> String {
         p.lines_total,
         percent(p.lines_reached, p.lines_total),
         p.inputs,
-        svg::plots(p),
+        plots::both(p),
     )
 }
 

@@ -1,5 +1,5 @@
 //! The coverage report of `cargo covcheck report`, drawn from
-//! [`crate::coverage::model`]: an `index.html` (properties with their
+//! [`crate::reach::model`]: an `index.html` (properties with their
 //! plots, files, findings), a page per source file under `files/`, and an
 //! `lcov.info` for the tools that read coverage. Rendering is pure
 //! ([`render`] returns the files' contents) so that it can be tested on
@@ -9,17 +9,16 @@
 //! reaches, [`svg`] the plots in the pages, [`lcov`] the tracefile, and [`escape`] keeps the text of the code under test from
 //! being read as markup.
 
-pub mod escape;
 pub mod gaps;
 pub mod html;
 pub mod lcov;
-pub mod svg;
+pub mod plots;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::coverage::model::{CoverageReport, SourceFile};
 use crate::error::WriteError;
+use crate::reach::model::{CoverageReport, SourceFile};
 
 /// Every file of the report as (path relative to the report's directory,
 /// contents): `index.html`, then the files' pages, then `lcov.info`.

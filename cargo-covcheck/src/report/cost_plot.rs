@@ -1,70 +1,58 @@
 //! The cost-against-size plot of a performance campaign, as a standalone
 //! SVG file: the costliest input of each size and the median one, on
 //! logarithmic axes (where every power law is a straight line and its
-//! slope the power), with the fitted growth drawn through them.
-//! Hand-written, as the coverage report's plots are, for the same reason:
-//! a plotting crate would be a large dependency for one chart.
+//! slope the power), with the fitted growth drawn through them. Drawn with
+//! the frame, axes and palette of [`crate::report::svg`]; [`write`] puts it
+//! where the campaign's summary says it is.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
-use super::growth::Fit;
-use crate::report::coverage::escape::escape;
+use crate::discover::Property;
+use crate::perf::PerfReport;
+use crate::perf::growth::Fit;
+use crate::report::escape::escape;
+use crate::report::svg::{
+    EDGES as FITTED, FINDING as MAX, Frame, GRID, INK, LogAxis, MUTED as MEDIAN,
+};
 use covcheck_protocol::worker::CostPoint;
 
-const WIDTH: f64 = 520.0;
-const HEIGHT: f64 = 340.0;
-const LEFT: f64 = 70.0;
-const RIGHT: f64 = 20.0;
-const TOP: f64 = 44.0;
-const BOTTOM: f64 = 46.0;
+const FRAME: Frame = Frame {
+    width: 520.0,
+    height: 340.0,
+    left: 70.0,
+    right: 20.0,
+    top: 44.0,
+    bottom: 46.0,
+};
+const HEIGHT: f64 = FRAME.height;
+const LEFT: f64 = FRAME.left;
+const TOP: f64 = FRAME.top;
 
-// The coverage report's palette: the costliest inputs in its findings'
-// red, the median ones in its grey, the fit in its edges' blue.
-use crate::report::coverage::svg::{EDGES as FITTED, FINDING as MAX, GRID, INK, RESUME as MEDIAN};
-
-/// A logarithmic axis over whole decades.
-struct LogAxis {
-    low: f64,
-    high: f64,
-}
-
-impl LogAxis {
-    fn fit(values: impl Iterator<Item = f64>) -> LogAxis {
-        let (mut low, mut high) = (f64::MAX, 1.0f64);
-        for v in values.filter(|v| *v > 0.0) {
-            low = low.min(v);
-            high = high.max(v);
-        }
-        let low = 10f64.powf(low.min(high).log10().floor());
-        let high = 10f64.powf(high.log10().ceil()).max(low * 10.0);
-        LogAxis { low, high }
-    }
-
-    /// Where `value` falls, from 0 (low) to 1 (high).
-    fn share(&self, value: f64) -> f64 {
-        (value.max(self.low).log10() - self.low.log10()) / (self.high.log10() - self.low.log10())
-    }
-
-    fn decades(&self) -> impl Iterator<Item = f64> + '_ {
-        let first = self.low.log10().round() as i32;
-        let last = self.high.log10().round() as i32;
-        (first..=last).map(|e| 10f64.powi(e))
-    }
+/// Draws `property`'s plot into `dir` (`<covcheck dir>/perf/<key>.svg`)
+/// and returns its path, or `None` if it could not be written (the plot is
+/// an extra: the summary says where it is only when it is there).
+pub fn write(dir: &Path, key: &str, property: &Property, report: &PerfReport) -> Option<PathBuf> {
+    let title = format!("{}: cost against input size", property.listing.full_path);
+    let svg = svg(&title, &report.profile.points, report.fit.as_ref());
+    let path = dir.join(format!("{key}.svg"));
+    let _ = std::fs::create_dir_all(dir);
+    crate::atomic::write_atomically(&path, svg.as_bytes())
+        .is_ok()
+        .then_some(path)
 }
 
 /// The plot of `points` with the growth `fit`, titled `title`.
 pub fn svg(title: &str, points: &[CostPoint], fit: Option<&Fit>) -> String {
     let x = LogAxis::fit(points.iter().map(|p| p.size as f64));
     let y = LogAxis::fit(points.iter().flat_map(|p| [p.max as f64, p.median as f64]));
-    let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
-    let px = |n: f64| LEFT + x.share(n) * plot_w;
-    let py = |c: f64| TOP + (1.0 - y.share(c)) * plot_h;
-    let mut out = String::new();
+    let (plot_w, plot_h) = (FRAME.plot_width(), FRAME.plot_height());
+    let px = |n: f64| FRAME.x(x.share(n));
+    let py = |c: f64| FRAME.y(y.share(c));
+    let mut out = FRAME.open("cost", title, 11);
     let _ = write!(
         out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{HEIGHT}\" \
-         font-family=\"sans-serif\" font-size=\"11\" fill=\"{INK}\">\
-         <text x=\"{LEFT}\" y=\"16\" font-size=\"13\">{}</text>",
+        "<text x=\"{LEFT}\" y=\"16\" font-size=\"13\" fill=\"{INK}\">{}</text>",
         escape(title)
     );
     for n in x.decades() {
