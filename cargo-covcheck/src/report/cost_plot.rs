@@ -2,7 +2,7 @@
 //! SVG file: the costliest input of each size and the median one, on
 //! logarithmic axes (where every power law is a straight line and its
 //! slope the power), with the fitted growth drawn through them. Drawn with
-//! the frame, axes and palette of [`crate::report::svg`]; [`write`] puts it
+//! the frame, axes and palette of [`crate::report::svg`]; [`write()`] puts it
 //! where the campaign's summary says it is.
 
 use std::fmt::Write as _;

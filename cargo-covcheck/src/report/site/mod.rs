@@ -6,7 +6,8 @@
 //! hand-made models; [`write()`] puts them on disk.
 //!
 //! [`html`] makes the pages, [`gaps`] the index's list of what no property
-//! reaches, [`svg`] the plots in the pages, [`lcov`] the tracefile, and [`escape`] keeps the text of the code under test from
+//! reaches, [`plots`] the plots in the pages, [`lcov`] the tracefile;
+//! [`crate::report::escape`] keeps the text of the code under test from
 //! being read as markup.
 
 pub mod gaps;
