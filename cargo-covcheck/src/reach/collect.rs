@@ -178,7 +178,10 @@ fn model(measured: Measured<'_>, lines: Lines, mut functions: Functions) -> Cove
     let mut files: Vec<SourceFile> = lines
         .into_iter()
         .map(|(path, tallies)| {
-            let functions = functions::of_file(&mut functions, &path);
+            let mut functions = functions::of_file(&mut functions, &path);
+            // A property's own code (its body, the macro's glue) runs the
+            // code under test: it is no gap to fill.
+            functions.retain(|f| !of_a_property(&f.name, measured.properties));
             source_file(path, tallies, functions, &measured.workspace_root)
         })
         .collect();
@@ -195,6 +198,15 @@ fn model(measured: Measured<'_>, lines: Lines, mut functions: Functions) -> Cove
         files,
         baseline: measured.baseline,
     }
+}
+
+/// Whether the function `name` is a property or code inside one.
+fn of_a_property(name: &str, properties: &[Property]) -> bool {
+    properties.iter().any(|p| {
+        let path = &p.listing.full_path;
+        name.strip_prefix(path.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+    })
 }
 
 fn source_file(

@@ -23,6 +23,29 @@ pub struct CoverageReport {
     pub baseline: Option<Baseline>,
 }
 
+impl CoverageReport {
+    /// Against the baseline, if there is one: (lines reached since, lines
+    /// reached then and not now), over every file.
+    pub fn against_baseline(&self) -> Option<(usize, usize)> {
+        let baseline = self.baseline.as_ref()?;
+        Some(self.files.iter().fold((0, 0), |(a, l), file| {
+            let (added, lost) = file.against(baseline);
+            (a + added, l + lost)
+        }))
+    }
+
+    /// (functions no property calls, branches none takes in the others),
+    /// over every file: the index's list of gaps.
+    pub fn gaps(&self) -> (usize, usize) {
+        self.files.iter().fold((0, 0), |(f, b), file| {
+            (
+                f + file.unreached_functions().count(),
+                b + file.unreached_branches().len(),
+            )
+        })
+    }
+}
+
 /// The lines an earlier report reached, per absolute file path (read from
 /// its `lcov.info`).
 #[derive(Clone, Debug, Default, PartialEq)]

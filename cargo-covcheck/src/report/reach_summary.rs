@@ -40,6 +40,18 @@ pub fn summary(written: &CoverageWritten<'_>) -> String {
         report.files.len(),
         percent(reached, total)
     ));
+    let (functions, branches) = report.gaps();
+    if functions + branches > 0 {
+        out.push_str(&format!(
+            "Not reached: {functions} function(s) no property calls, {branches} branch(es) \
+             none takes (listed in the report)\n"
+        ));
+    }
+    if let Some((added, lost)) = report.against_baseline() {
+        out.push_str(&format!(
+            "Since the baseline: {added} line(s) reached, {lost} reached then and not now\n"
+        ));
+    }
     for (property, problem) in &written.failed {
         out.push_str(&format!(
             "error: {} is not in the report: {problem}\n",

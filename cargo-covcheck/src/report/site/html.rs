@@ -83,11 +83,7 @@ fn header(report: &CoverageReport) -> String {
         },
         percent(reached, total),
     );
-    if let Some(baseline) = &report.baseline {
-        let (added, lost) = report.files.iter().fold((0, 0), |(a, l), file| {
-            let (added, lost) = file.against(baseline);
-            (a + added, l + lost)
-        });
+    if let (Some(baseline), Some((added, lost))) = (&report.baseline, report.against_baseline()) {
         let _ = writeln!(
             html,
             "<p>Against the baseline <code>{}</code>: {added} lines reached since, {lost} \
