@@ -25,6 +25,8 @@ pub const STUBS_ENV: &str = "COVCHECK_SANCOV_STUBS";
 /// functions no test calls, so that the report shows them as not reached
 /// rather than not at all.
 pub const KEEP_DEAD_CODE_ENV: &str = "COVCHECK_KEEP_DEAD_CODE";
+/// The flag that gives the report's build a counter on every block.
+pub const REPORT_EVERY_BLOCK_FLAG: &str = "-Cllvm-args=-sanitizer-coverage-prune-blocks=0";
 /// Set for performance mode's build (a profile of its own): every edge
 /// also calls `__sanitizer_cov_trace_pc`, which covcheck-rt counts as the
 /// execution's cost. Only there: the call on every edge would slow every
@@ -67,6 +69,13 @@ pub fn run(args: Vec<OsString>) -> ! {
     }
     if (instrumented || links(rest)) && std::env::var_os(KEEP_DEAD_CODE_ENV).is_some() {
         command.arg("-Clink-dead-code");
+    }
+    if instrumented && std::env::var_os(KEEP_DEAD_CODE_ENV).is_some() {
+        // A counter on every block: SanitizerCoverage leaves out blocks
+        // another block's counter implies, which is all a campaign needs,
+        // but then a line whose code is all in such a block (a loop's
+        // header, the statement after a call) shows never reached.
+        command.arg(REPORT_EVERY_BLOCK_FLAG);
     }
     if links(rest)
         && let Some(stubs) = std::env::var_os(STUBS_ENV)
