@@ -4,6 +4,7 @@ mod bench;
 mod campaigns;
 mod dict;
 mod engine;
+mod llvm_cov;
 mod measure;
 mod options;
 mod perf;
@@ -51,6 +52,13 @@ chores:
   report-bench
              time of `cargo covcheck report` on a generated crate with 20 properties
              and 10,000 corpus entries
+  report-vs-llvm-cov
+             how far `cargo covcheck report`'s lines agree with LLVM's source-based
+             coverage (-Cinstrument-coverage, llvm-cov) on the same replayed corpus of
+             one property: a campaign, then both reports, compared line by line
+             [--example DIR (examples/json)] [--property FILTER (the first)]
+             [--time SECS (60) | --runs N] [--seed S (1)]; LLVM_COV and LLVM_PROFDATA,
+             else the toolchain's llvm-tools (rustup component add llvm-tools)
   help       this text";
 
 fn main() -> ExitCode {
@@ -81,6 +89,10 @@ fn main() -> ExitCode {
         "perf" => report(perf::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "scale" => report(scale::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "report-bench" => report(report_bench::main()),
+        "report-vs-llvm-cov" => report(llvm_cov::main(
+            &std::env::args().skip(2).collect::<Vec<_>>(),
+            workspace_root(),
+        )),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             ExitCode::SUCCESS
