@@ -13,6 +13,7 @@ use super::model::{
     Baseline, CoverageReport, FunctionCoverage, LineCoverage, PropertyCoverage, SourceFile,
 };
 use super::series::{read_series, series_path};
+use super::source_lines::{self, Sources};
 use super::symbols::{Block, Symbolizer};
 use crate::discover::Property;
 
@@ -75,6 +76,7 @@ type Lines = BTreeMap<PathBuf, BTreeMap<u32, LineTally>>;
 pub fn collect(measured: Measured<'_>) -> Result<CoverageReport, String> {
     let mut lines: Lines = BTreeMap::new();
     let mut functions: Functions = BTreeMap::new();
+    let mut sources = Sources::default();
     for (binary, members) in by_binary(measured.properties) {
         let Some(pcs) = members
             .iter()
@@ -83,7 +85,8 @@ pub fn collect(measured: Measured<'_>) -> Result<CoverageReport, String> {
         else {
             continue;
         };
-        let blocks = locate(&binary, pcs, &measured)?;
+        let mut blocks = locate(&binary, pcs, &measured)?;
+        source_lines::drop_generated(&mut blocks, &mut sources);
         let reached = reached_counters(&members, &measured.reached);
         tally_binary(&mut lines, &binary, &blocks, &reached);
         functions::tally(&mut functions, &blocks, &reached);
@@ -178,11 +181,13 @@ fn model(measured: Measured<'_>, lines: Lines, mut functions: Functions) -> Cove
     let mut files: Vec<SourceFile> = lines
         .into_iter()
         .map(|(path, tallies)| {
-            let mut functions = functions::of_file(&mut functions, &path);
+            let functions = functions::of_file(&mut functions, &path);
+            let mut file = source_file(path, tallies, functions, &measured.workspace_root);
             // A property's own code (its body, the macro's glue) runs the
             // code under test: it is no gap to fill.
-            functions.retain(|f| !of_a_property(&f.name, measured.properties));
-            source_file(path, tallies, functions, &measured.workspace_root)
+            file.functions
+                .retain(|f| !of_a_property(&f.name, measured.properties));
+            file
         })
         .collect();
     files.sort_by(|a, b| a.display.cmp(&b.display));
@@ -215,7 +220,7 @@ fn source_file(
     functions: Vec<FunctionCoverage>,
     root: &Path,
 ) -> SourceFile {
-    let lines = tallies
+    let mut lines = tallies
         .into_iter()
         .map(|(line, tally)| {
             let mut first: Vec<(u64, usize)> = tally.first.iter().map(|(&n, &t)| (t, n)).collect();
@@ -238,13 +243,15 @@ fn source_file(
             (line, coverage)
         })
         .collect();
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    source_lines::fill(&mut lines, &functions, &text);
     SourceFile {
         display: path
             .strip_prefix(root)
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/"),
-        text: std::fs::read_to_string(&path).unwrap_or_default(),
+        text,
         path,
         lines,
         functions,

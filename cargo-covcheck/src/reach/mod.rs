@@ -5,6 +5,8 @@
 //! - [`baseline`]: what an earlier report reached (`report --baseline`).
 //! - [`collect`]: from what the reach workers measured to the model.
 //! - [`functions`]: which functions the properties reached.
+//! - [`source_lines`]: what the source text says about lines: macro code,
+//!   lines without code inside a statement.
 //! - [`model`]: what the report is drawn from (by [`crate::report::site`]).
 
 pub mod baseline;
@@ -12,4 +14,5 @@ pub mod collect;
 pub mod functions;
 pub mod model;
 pub mod series;
+pub mod source_lines;
 pub mod symbols;
