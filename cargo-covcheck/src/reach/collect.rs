@@ -13,8 +13,8 @@ use super::model::{
     Baseline, CoverageReport, FunctionCoverage, LineCoverage, PropertyCoverage, SourceFile,
 };
 use super::series::{read_series, series_path};
-use super::source_lines::{self, Sources};
-use super::symbols::{Block, Symbolizer};
+use super::source_lines::{self, Sources, Spans};
+use super::symbols::{Block, Symbolizer, spread_panic_paths};
 use crate::discover::Property;
 
 /// What the report is collected from.
@@ -120,14 +120,15 @@ fn locate(binary: &Path, pcs: &[u64], measured: &Measured<'_>) -> Result<Vec<Blo
     let mut starts: Vec<u64> = pcs.to_vec();
     starts.sort_unstable();
     let next_of = |pc: u64| starts.get(starts.partition_point(|&s| s <= pc)).copied();
-    Ok(pcs
+    let mut blocks: Vec<Block> = pcs
         .iter()
-        .map(|&pc| {
-            let mut block = symbolizer.block(pc, next_of(pc), &mut wanted);
-            block.panic_path &= !measured.count_panic_paths;
-            block
-        })
-        .collect())
+        .map(|&pc| symbolizer.block(pc, next_of(pc), &mut wanted))
+        .collect();
+    spread_panic_paths(pcs, &mut blocks);
+    for block in &mut blocks {
+        block.panic_path &= !measured.count_panic_paths;
+    }
+    Ok(blocks)
 }
 
 fn under_test(file: &Path, measured: &Measured<'_>) -> bool {
@@ -244,7 +245,13 @@ fn source_file(
         })
         .collect();
     let text = std::fs::read_to_string(&path).unwrap_or_default();
-    source_lines::fill(&mut lines, &functions, &text);
+    let spans = Spans::of(&text);
+    source_lines::fill(&mut lines, &functions, &text, &spans);
+    // Tests are no code a property should reach: no gap either.
+    let functions = functions
+        .into_iter()
+        .filter(|f| !spans.in_test(f.first_line))
+        .collect();
     SourceFile {
         display: path
             .strip_prefix(root)

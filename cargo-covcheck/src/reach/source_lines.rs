@@ -105,6 +105,8 @@ enum Anchor {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Spans {
     anchors: BTreeMap<u32, Anchor>,
+    /// The (first, last) lines of the `#[test]` functions.
+    tests: Vec<(u32, u32)>,
 }
 
 impl Spans {
@@ -119,6 +121,14 @@ impl Spans {
 
     /// The lines after the first of `span`, up to its last (`to_end`) or
     /// the one before: a macro call's closing line is no line of LLVM's.
+    /// Whether `line` is in a `#[test]` function: test code, which no
+    /// property is meant to reach.
+    pub fn in_test(&self, line: u32) -> bool {
+        self.tests
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&line))
+    }
+
     fn continues(&mut self, span: proc_macro2::Span, to_end: bool) {
         let end = span.end().line + usize::from(to_end);
         for line in span.start().line + 1..end {
@@ -171,6 +181,16 @@ impl<'ast> syn::visit::Visit<'ast> for Spans {
         syn::visit::visit_expr(self, expr);
     }
 
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        use syn::spanned::Spanned as _;
+        if item.attrs.iter().any(|a| a.path().is_ident("test")) {
+            let span = item.span();
+            self.tests
+                .push((span.start().line as u32, span.end().line as u32));
+        }
+        syn::visit::visit_item_fn(self, item);
+    }
+
     fn visit_local(&mut self, local: &'ast syn::Local) {
         let line = local.let_token.span.start().line as u32;
         self.anchors.entry(line).or_insert(Anchor::Before);
@@ -187,8 +207,12 @@ impl<'ast> syn::visit::Visit<'ast> for Spans {
 /// Gives each line of a function's extent that has no code but that LLVM's
 /// regions span its state: that of the line with code before or after it
 /// in the function (see [`Spans`]).
-pub fn fill(lines: &mut BTreeMap<u32, LineCoverage>, functions: &[FunctionCoverage], text: &str) {
-    let spans = Spans::of(text);
+pub fn fill(
+    lines: &mut BTreeMap<u32, LineCoverage>,
+    functions: &[FunctionCoverage],
+    text: &str,
+    spans: &Spans,
+) {
     let text: Vec<&str> = text.lines().collect();
     let mut filled = Vec::new();
     for function in functions {
@@ -270,7 +294,7 @@ mod tests {
             last_line: 20,
             reached_by: vec![0],
         };
-        fill(&mut lines, &[function], text);
+        fill(&mut lines, &[function], text, &Spans::of(text));
         let state = |n| lines.get(&n).map(LineCoverage::reached);
         assert_eq!(state(3), Some(true), "a field of a struct literal");
         assert_eq!(state(4), Some(true), "the literal's end");
@@ -294,6 +318,13 @@ mod tests {
             "a while loop's closing brace, as its body"
         );
         assert_eq!(lines[&3].blocks, 1);
+    }
+
+    #[test]
+    fn test_functions_are_known_by_their_attribute() {
+        let spans = Spans::of("fn f() {}\n\n#[test]\nfn t() {\n    f();\n}\n");
+        assert!(!spans.in_test(1));
+        assert!(spans.in_test(5));
     }
 
     #[test]

@@ -11,10 +11,10 @@
 //! range, from its start to the next counter's (or the end of its
 //! function), not only its first row's.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, ObjectSymbolTable};
 
 /// The source lines of one block, and whether it only leads to a panic.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -31,6 +31,10 @@ pub struct Block {
     /// and whether the block starts it.
     pub function: Option<String>,
     pub starts_function: bool,
+    /// Where the block's last instruction jumps unconditionally, as an
+    /// offset into the mapped binary (a block that jumps to a panic path
+    /// is one: see [`spread_panic_paths`]).
+    pub jumps_to: Option<u64>,
 }
 
 /// Reads one test binary's debug information and code.
@@ -83,14 +87,21 @@ impl Symbolizer {
         };
         let Functions {
             ranges,
-            panics,
+            mut panics,
             mains,
         } = functions(&file);
+        let mut panic_slots = slots_holding(&file, &panics);
+        // Unwinding resumes through the C runtime's `_Unwind_Resume`,
+        // linked dynamically: its offset-table slot, and the PLT entries
+        // that jump through it, lead only to a panic too.
+        let resume_slots = slots_of_import(&file, "_Unwind_Resume");
+        panics.extend(plt_entries_through(&file, &resume_slots));
+        panic_slots.extend(resume_slots);
         Ok(Symbolizer {
             loader,
             base,
             functions: ranges,
-            panic_slots: slots_holding(&file, &panics),
+            panic_slots,
             panics,
             harness_mains: mains,
             code: code(&file),
@@ -114,6 +125,9 @@ impl Symbolizer {
             panic_path: self.calls_a_panic(start, end),
             function: function.map(|f| f.name.clone()),
             starts_function: function.is_some_and(|f| f.start == start),
+            jumps_to: self
+                .jump_at_end(start, end)
+                .and_then(|target| target.checked_sub(self.base)),
             ..Block::default()
         };
         let Ok(rows) = self.loader.find_location_range(start, end) else {
@@ -213,6 +227,36 @@ impl Symbolizer {
         }
     }
 
+    /// The target of an unconditional jump that ends the code from `start`
+    /// to `end` (x86-64 `jmp rel32` or `jmp rel8`; AArch64 `b`).
+    fn jump_at_end(&self, start: u64, end: u64) -> Option<u64> {
+        let bytes = self.bytes(start, end)?;
+        let n = bytes.len();
+        let rel = |at: usize, width: usize| -> Option<i64> {
+            let field = bytes.get(at..at + width)?;
+            Some(match width {
+                1 => i64::from(field[0] as i8),
+                _ => i64::from(i32::from_le_bytes(field.try_into().ok()?)),
+            })
+        };
+        match self.architecture {
+            object::Architecture::X86_64 => {
+                let (at, width) = match bytes {
+                    [.., 0xe9, _, _, _, _] => (n - 4, 4),
+                    [.., 0xeb, _] => (n - 1, 1),
+                    _ => return None,
+                };
+                Some(end.wrapping_add_signed(rel(at, width)?))
+            }
+            object::Architecture::Aarch64 if n >= 4 => {
+                let word = u32::from_le_bytes(bytes[n - 4..].try_into().ok()?);
+                let offset = i64::from(((word & 0x03ff_ffff) << 6) as i32 >> 6) * 4;
+                (word & 0xfc00_0000 == 0x1400_0000).then(|| (end - 4).wrapping_add_signed(offset))
+            }
+            _ => None,
+        }
+    }
+
     /// The code from `start` to `end`, if one section holds it all.
     fn bytes(&self, start: u64, end: u64) -> Option<&[u8]> {
         let at = self.code.partition_point(|(address, _)| *address <= start);
@@ -303,6 +347,79 @@ fn slots_holding(file: &object::File<'_>, functions: &HashSet<u64>) -> HashSet<u
     slots
 }
 
+/// The offset-table slots the dynamic linker fills with the imported
+/// function `name`.
+fn slots_of_import(file: &object::File<'_>, name: &str) -> HashSet<u64> {
+    let (Some(relocations), Some(symbols)) =
+        (file.dynamic_relocations(), file.dynamic_symbol_table())
+    else {
+        return HashSet::new();
+    };
+    relocations
+        .filter(|(_, relocation)| match relocation.target() {
+            object::RelocationTarget::Symbol(index) => symbols
+                .symbol_by_index(index)
+                .and_then(|s| s.name())
+                .is_ok_and(|n| n == name),
+            _ => false,
+        })
+        .map(|(slot, _)| slot)
+        .collect()
+}
+
+/// The PLT entries (x86-64 `jmp [rip + disp32]`, with the `endbr64` and
+/// `bnd` prefixes of the `.plt.sec` kind) that jump through one of `slots`.
+fn plt_entries_through(file: &object::File<'_>, slots: &HashSet<u64>) -> Vec<u64> {
+    let mut entries = Vec::new();
+    if slots.is_empty() || file.architecture() != object::Architecture::X86_64 {
+        return entries;
+    }
+    for section in file.sections() {
+        let is_plt = section.name().is_ok_and(|n| n.starts_with(".plt"));
+        let Ok(data) = section.data() else { continue };
+        if !is_plt {
+            continue;
+        }
+        for i in 0..data.len().saturating_sub(5) {
+            let [0xff, 0x25, a, b, c, d, ..] = data[i..] else {
+                continue;
+            };
+            let next = section.address() + i as u64 + 6;
+            let slot = next.wrapping_add_signed(i64::from(i32::from_le_bytes([a, b, c, d])));
+            if slots.contains(&slot) {
+                let mut entry = i;
+                if entry >= 1 && data[entry - 1] == 0xf2 {
+                    entry -= 1; // bnd
+                }
+                if entry >= 4 && data[entry - 4..entry] == [0xf3, 0x0f, 0x1e, 0xfa] {
+                    entry -= 4; // endbr64
+                }
+                entries.push(section.address() + entry as u64);
+            }
+        }
+    }
+    entries
+}
+
+/// Marks as panic paths the blocks that jump unconditionally to one: a
+/// block whose only way on is a panic path only leads to a panic (the
+/// drops that run while a panic unwinds, before `_Unwind_Resume`). `pcs`
+/// are the blocks' start offsets, in the order of `blocks`.
+pub fn spread_panic_paths(pcs: &[u64], blocks: &mut [Block]) {
+    let index: HashMap<u64, usize> = pcs.iter().enumerate().map(|(n, &pc)| (pc, n)).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for n in 0..blocks.len() {
+            let target = blocks[n].jumps_to.and_then(|t| index.get(&t)).copied();
+            if !blocks[n].panic_path && target.is_some_and(|t| blocks[t].panic_path) {
+                blocks[n].panic_path = true;
+                changed = true;
+            }
+        }
+    }
+}
+
 /// Whether the function of this (demangled, hash-free) name exists only to
 /// panic: core's and std's panic entry points and the cold failure paths of
 /// `unwrap`, `expect`, slicing, `RefCell` borrows and allocation.
@@ -338,7 +455,29 @@ fn code(file: &object::File<'_>) -> Vec<(u64, Vec<u8>)> {
 
 #[cfg(test)]
 mod tests {
-    use super::only_panics;
+    use super::{Block, only_panics, spread_panic_paths};
+
+    #[test]
+    fn a_block_that_can_only_jump_to_a_panic_path_is_one() {
+        let block = |panic_path, jumps_to| Block {
+            panic_path,
+            jumps_to,
+            ..Block::default()
+        };
+        // 0x10 jumps to 0x20, which jumps to 0x30, which resumes unwinding;
+        // 0x40 jumps to 0x50, ordinary code.
+        let pcs = [0x10, 0x20, 0x30, 0x40, 0x50];
+        let mut blocks = vec![
+            block(false, Some(0x20)),
+            block(false, Some(0x30)),
+            block(true, None),
+            block(false, Some(0x50)),
+            block(false, None),
+        ];
+        spread_panic_paths(&pcs, &mut blocks);
+        let panics: Vec<bool> = blocks.iter().map(|b| b.panic_path).collect();
+        assert_eq!(panics, [true, true, true, false, false]);
+    }
 
     #[test]
     fn the_failure_paths_of_std_only_panic_and_user_functions_never_do() {
