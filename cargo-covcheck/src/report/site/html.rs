@@ -35,6 +35,7 @@ pre{background:#f6f8fa;padding:.5rem .75rem;overflow-x:auto;margin:.25rem 0}
 table.source{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem;width:100%}
 table.source th{white-space:nowrap}table.source td{padding:0 .5rem;white-space:pre}
 table.source td.code{tab-size:4;width:100%}
+table.source td.by{max-width:14rem;overflow:hidden;text-overflow:ellipsis}
 table.source td.num a{color:#6e7781;text-decoration:none}
 .key{padding:0 .4rem;margin-right:.4rem}
 .hit{background:#dafbe1}.part{background:#fff8c5}.miss{background:#ffebe9}
@@ -339,7 +340,7 @@ fn reached_by(report: &CoverageReport, by: &[usize]) -> String {
         shown.push(format!("+{}", full.len() - NAMES_SHOWN));
     }
     format!(
-        "<td title=\"{}\">{}</td>",
+        "<td class=\"by\" title=\"{}\">{}</td>",
         escape(&full.join("\n")),
         shown.join(", ")
     )
