@@ -248,8 +248,9 @@ pub struct ReplayArgs {
     pub exact: bool,
     #[command(flatten)]
     pub build: BuildArgs,
-    /// Also write the results as JUnit XML: a test suite per property, a test
-    /// case per seed.
+    /// Also write the results as JUnit XML: a test suite per property, a
+    /// test case per seed that passes and one per distinct bug (the
+    /// failing seeds of one bug share a test case).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Replay on performance mode's build, which counts the edges each
@@ -327,12 +328,50 @@ pub struct RunArgs {
     pub exact: bool,
     #[command(flatten)]
     pub build: BuildArgs,
-    /// Time budget per property, e.g. `30s`, `5m`, `1h` (default 60s unless --runs is given).
+    /// Time budget per property, e.g. `30s`, `5m`, `1h` (default 60s unless
+    /// --runs or a total budget is given).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION", allow_hyphen_values = true)]
     pub time: Option<Duration>,
     /// Execution budget per property (deterministic with --seed).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: Option<u64>,
+    /// One time budget for the whole run, e.g. `10m`: the workers go, a
+    /// slice at a time, to the properties still finding new coverage, each
+    /// property getting at least a share (none starves), and a property
+    /// that found its bug or stopped finding anything gives its time away.
+    /// The summary says where the time went. With at least as many workers
+    /// as properties, every property runs for the whole budget instead.
+    #[arg(
+        long,
+        value_parser = parse_duration,
+        value_name = "DURATION",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["time", "runs", "runs_total"]
+    )]
+    pub time_total: Option<Duration>,
+    /// One execution budget for the whole run, shared as --time-total
+    /// shares time (repeatable with --seed and -j 1).
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        conflicts_with_all = ["time", "runs"]
+    )]
+    pub runs_total: Option<u64>,
+    /// Aim the run at what changed since git revision REV (a branch, tag or
+    /// commit; `git diff REV` of the working tree): the properties whose
+    /// corpus reaches changed lines get the time first (with a total
+    /// budget), their inputs that run changed code are mutated first, and
+    /// the summary lists the changed lines no property reached. Needs a
+    /// git checkout in which REV exists (in CI, fetch it: a shallow clone
+    /// lacks it).
+    #[arg(long, value_name = "REV")]
+    pub since: Option<String>,
+    /// Also write the results as JUnit XML: a test suite per property, a
+    /// test case per distinct failure found or known (with how often it was
+    /// hit), one passing test case for a property without any.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// Worker processes in all (default: the number of cores). With fewer
     /// properties than workers, the rest go to the properties: each then runs
     /// on several workers that share their corpus (`-j 16` on one property

@@ -112,6 +112,13 @@ pub enum Update {
     FoundElsewhere(FoundElsewhere),
     /// This joining machine lost its hub (at this address) and stopped.
     HubLost(String),
+    /// A failure seed of the property still fails: its failure is known,
+    /// and the campaign does not report it again (`cargo test` fails on
+    /// the seed).
+    KnownFailure {
+        seed: PathBuf,
+        location: String,
+    },
     Finished(Summary),
 }
 
@@ -144,6 +151,13 @@ pub struct Summary {
     pub elapsed: Duration,
     /// The kind of each failure found, in order.
     pub failures: Vec<FailureKind>,
+    /// Each distinct failure found or known, with its hits.
+    pub bugs: Vec<BugCount>,
+    /// With a shared budget (`--time-total`, `--runs-total`): the slices
+    /// it ran, and when (from the run's start) one last found something
+    /// new. `elapsed` is then the time its slices ran.
+    pub slices: u32,
+    pub last_new: Option<Duration>,
     /// Errors of covcheck's own (workers that could not run).
     pub errors: usize,
     /// The dictionary tokens that led to the most corpus entries.
@@ -153,6 +167,22 @@ pub struct Summary {
     pub targets: Vec<TargetBest>,
     /// Performance mode's conclusions; `None` in other campaigns.
     pub perf: Option<Box<PerfReport>>,
+}
+
+/// One distinct failure of a campaign and how often it was hit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BugCount {
+    pub kind: FailureKind,
+    pub location: String,
+    /// Its call path (0: none).
+    pub path: u64,
+    pub message: String,
+    /// Executions that hit it: the one that found it and every one after.
+    pub hits: u64,
+    /// Its seed, when saved (or, for a known one, the seed that shows it).
+    pub seed: Option<PathBuf>,
+    /// A failure seed showed it before the campaign started.
+    pub known: bool,
 }
 
 /// The end of `run`: every property's campaign.

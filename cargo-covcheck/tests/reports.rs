@@ -381,6 +381,7 @@ fn seed(file: &str, kind: &str, failure: Option<(&str, &str)>) -> SeedResult {
         passed: failure.is_none(),
         message: failure.map(|f| f.0.to_string()).unwrap_or_default(),
         location: failure.map(|f| f.1.to_string()).unwrap_or_default(),
+        path: 0,
         micros: 120,
     }
 }

@@ -54,6 +54,14 @@ pub enum Message {
         #[serde(default = "one")]
         workers: usize,
     },
+    /// A failure seed of the property still fails before its campaign
+    /// starts: that failure is known (`cargo test` fails on the seed), and
+    /// the campaign does not report it again; its hits are counted.
+    KnownFailure {
+        property: String,
+        seed: PathBuf,
+        location: String,
+    },
     /// A worker died; its input is being reproduced and shrunk, and a
     /// [`Message::Finding`] follows.
     WorkerDied { property: String, kind: FailureKind },
@@ -105,6 +113,17 @@ pub enum Message {
         /// Performance mode's conclusions (`--perf`); absent otherwise.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         perf: Option<PerfResult>,
+        /// Each distinct failure found (or known from a seed) and how
+        /// often it was hit; absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        failures: Vec<DistinctFailure>,
+        /// With one budget for the run (`--time-total`, `--runs-total`):
+        /// the slices the property ran (`elapsed_ms` is then their time),
+        /// and when, from the run's start, one last found new coverage.
+        #[serde(default, skip_serializing_if = "is_zero_u32")]
+        slices: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_new_ms: Option<u64>,
     },
     /// The run was cut short by a signal (the last line).
     Interrupted { signal: String },
@@ -268,6 +287,40 @@ pub struct Progress {
     /// Performance mode's cost profile; absent in other campaigns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<CostProfile>,
+    /// With `--keep-going`: how often each failure already found (or known
+    /// from a seed) was hit again; absent when none was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hits: Vec<FailureHits>,
+}
+
+/// One distinct failure of a campaign: its kind, location and call path
+/// tell it from the others.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DistinctFailure {
+    pub kind: FailureKind,
+    pub location: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub call_path: u64,
+    /// Its message when it was found (empty for a known one).
+    pub message: String,
+    /// Executions that hit it: the one that found it and each one after.
+    pub hits: u64,
+    /// Its seed: where it was saved, or the seed that showed it known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<PathBuf>,
+    /// A failure seed showed it before the campaign started: not new.
+    pub known: bool,
+}
+
+/// How often one failure was hit again.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureHits {
+    /// Its location, as in [`Finding::location`].
+    pub location: String,
+    /// Its call path, as in [`Finding::call_path`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub call_path: u64,
+    pub hits: u64,
 }
 
 /// A dictionary token and how much new coverage it led to.
@@ -397,6 +450,10 @@ pub struct Finding {
     /// it).
     #[serde(default)]
     pub size: Option<usize>,
+    /// A hash of the frames that led to the panic (0: not a panic): two
+    /// findings at one location with different call paths are two bugs.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub call_path: u64,
 }
 
 /// Size and coverage of a set of inputs.
@@ -493,6 +550,7 @@ impl Message {
             | Message::Listed { property, .. }
             | Message::Minimized { property, .. }
             | Message::SeedReplayed { property, .. }
+            | Message::KnownFailure { property, .. }
             | Message::SeedCoverage { property, .. } => Some(property),
             Message::Interrupted { .. }
             | Message::Report { .. }
@@ -509,6 +567,10 @@ impl Message {
 
 fn one() -> usize {
     1
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -147,6 +147,7 @@ compile_error!(
      campaigns run on Linux only. Plain `cargo test` needs no feature, and works on macOS and Windows too."
 );
 
+mod call_path;
 mod case_watch;
 mod choice;
 mod config;

@@ -33,16 +33,31 @@ pub enum Origin {
         file: String,
         line: u32,
         column: u32,
+        /// The frames that led there ([`crate::call_path`]): two bugs
+        /// that panic at one place are told apart by it.
+        path: u64,
     },
     ReturnedErr,
     /// A panic without location information.
     Unknown,
 }
 
+impl Origin {
+    /// Its call path (0 when it has none).
+    pub fn path(&self) -> u64 {
+        match self {
+            Origin::Panic { path, .. } => *path,
+            Origin::ReturnedErr | Origin::Unknown => 0,
+        }
+    }
+}
+
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Origin::Panic { file, line, column } => write!(f, "{file}:{line}:{column}"),
+            Origin::Panic {
+                file, line, column, ..
+            } => write!(f, "{file}:{line}:{column}"),
             Origin::ReturnedErr => f.write_str("the property returned Err"),
             Origin::Unknown => f.write_str("unknown location"),
         }
@@ -97,7 +112,9 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
     CAPTURING.with(|c| c.set(true));
     LAST_PANIC.with(|p| p.borrow_mut().take());
     crate::case_watch::executed();
-    let result = panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)));
+    let result = crate::call_path::below_here(|| {
+        panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)))
+    });
     CAPTURING.with(|c| c.set(false));
     coverage_gate::set_open(false);
     let status = match result {
@@ -165,11 +182,13 @@ fn add_thread_panic(message: &mut String) {
     }
 }
 
-fn origin_of(location: &panic::Location<'_>) -> Origin {
+/// The origin of a panic at `location` with call path `path`.
+fn origin_of(location: &panic::Location<'_>, path: u64) -> Origin {
     Origin::Panic {
         file: location.file().to_string(),
         line: location.line(),
         column: location.column(),
+        path,
     }
 }
 
@@ -255,13 +274,16 @@ fn set_capturing_hook(previous: Hook) {
             if !CAPTURING.with(Cell::get) {
                 let failure = Failure {
                     message: payload_text(info.payload()),
-                    origin: info.location().map_or(Origin::Unknown, origin_of),
+                    origin: info.location().map_or(Origin::Unknown, |l| origin_of(l, 0)),
                 };
                 *OTHER_THREAD_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(failure);
                 return previous(info);
             }
             let message = payload_text(info.payload());
-            let origin = info.location().map_or(Origin::Unknown, origin_of);
+            let path = crate::call_path::of_current_panic();
+            let origin = info
+                .location()
+                .map_or(Origin::Unknown, |l| origin_of(l, path));
             LAST_PANIC.with(|p| *p.borrow_mut() = Some(Failure { message, origin }));
         }));
     }

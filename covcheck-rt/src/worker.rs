@@ -124,6 +124,7 @@ fn replay_seeds(
             passed: failure.is_none(),
             message: failure.map(|f| f.message.clone()).unwrap_or_default(),
             location: failure.map(|f| f.origin.to_string()).unwrap_or_default(),
+            path: failure.map_or(0, |f| f.origin.path()),
             micros: began.elapsed().as_micros() as u64,
         }));
     }

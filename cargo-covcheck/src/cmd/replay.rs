@@ -113,6 +113,7 @@ fn replay_property<'a>(
                     tail(&work.join("replay.log"), 8)
                 ),
                 location: String::new(),
+                path: 0,
                 micros: 0,
             };
             replayed(&died);

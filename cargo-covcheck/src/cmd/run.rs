@@ -12,7 +12,8 @@ use crate::events::{RunSummary, Update};
 use crate::exit::Outcome;
 use crate::network::{self, Network};
 use crate::report::{Event, Reporter, cost_plot};
-use crate::supervise::campaign::Sharing;
+use crate::supervise::campaign::{Seat, Sharing};
+use crate::supervise::schedule::{Schedule, Total};
 use crate::supervise::{self, Settings, pool};
 use crate::{interrupt, literals};
 
@@ -39,13 +40,15 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         }
         plan.engine.build()?;
     }
-    let settings = settings(args, &plan, &properties, reporter);
+    let mut settings = settings(args, &plan, &properties, reporter);
     // `-j` counts workers: what the properties leave over goes to them.
     let (workers, capped) = pool::capped_jobs(args.jobs);
     if let Some(capped) = capped {
         reporter.report(Event::Warning(capped));
     }
     let per_property = pool::workers_per_item(workers, properties.len());
+    let schedule = shared_budget(args, &mut settings, properties.len(), workers);
+    let started = std::time::Instant::now();
     reporter.report(Event::CampaignsStarting {
         properties: properties.len(),
         jobs: workers,
@@ -57,12 +60,23 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     }
     interrupt::install();
     let sharing = network.as_ref().map_or(Sharing::Local, Sharing::Network);
+    // With a shared budget every campaign runs at once, each waiting for
+    // the slots the schedule gives it.
+    let at_once = match &schedule {
+        Some(_) => properties.len(),
+        None => workers.min(properties.len()),
+    };
     let summaries = pool::in_parallel(
-        workers.min(properties.len()),
+        at_once,
         &properties,
         |index, property, events| {
             let workers = per_property[index];
-            supervise::run_property(index, property, &settings, workers, sharing, events)
+            let seat = Seat {
+                sharing,
+                schedule: schedule.as_ref(),
+                focus: &[],
+            };
+            supervise::run_property(index, property, &settings, workers, seat, events)
         },
         |mut event| {
             with_cost_plot(&mut event, &settings.covcheck_dir);
@@ -75,6 +89,11 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         interrupted: interrupt::interrupted(),
     };
     reporter.report(Event::CampaignsFinished(&summary));
+    if let Some(path) = &args.junit {
+        let xml = crate::report::junit::campaign_xml(&summary, started.elapsed())?;
+        crate::atomic::write_atomically(path, xml.as_bytes()).map_err(Error::Junit)?;
+        reporter.report(Event::JunitWritten(path));
+    }
     let outcome = summary.outcome();
     if args.report && summary.interrupted.is_none() {
         let report = ReportArgs {
@@ -89,6 +108,31 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         return Ok(outcome.worst(super::report::run(&report, reporter)?));
     }
     Ok(outcome)
+}
+
+/// The schedule of a budget for the whole run (`--time-total`,
+/// `--runs-total`), when the properties must share the workers; with a
+/// worker for each, every property simply gets the whole budget.
+fn shared_budget(
+    args: &RunArgs,
+    settings: &mut Settings,
+    properties: usize,
+    workers: usize,
+) -> Option<Schedule> {
+    let total = match (args.time_total, args.runs_total) {
+        (Some(time), _) => Total::Time(time),
+        (None, Some(runs)) => Total::Runs(runs),
+        (None, None) => return None,
+    };
+    if properties <= workers {
+        (settings.time, settings.runs) = match total {
+            Total::Time(time) => (Some(time), None),
+            Total::Runs(runs) => (None, Some(runs.div_ceil(properties.max(1) as u64))),
+        };
+        return None;
+    }
+    (settings.time, settings.runs) = (None, None);
+    Some(Schedule::new(total, properties, workers, &[]))
 }
 
 /// The properties to run, each from the build its mode needs: with
@@ -176,11 +220,13 @@ fn settings(
     });
     Settings {
         runs: args.runs,
-        time: args.time.or(if args.runs.is_none() {
-            Some(DEFAULT_TIME)
-        } else {
-            None
-        }),
+        time: args
+            .time
+            .or(if args.runs.is_none() && args.runs_total.is_none() {
+                Some(DEFAULT_TIME)
+            } else {
+                None
+            }),
         timeout: args.limits.timeout,
         rss_limit_mb: args.limits.rss_limit_mb,
         keep_going: args.keep_going,

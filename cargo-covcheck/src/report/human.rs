@@ -135,6 +135,10 @@ impl Live {
                     eprintln!("covcheck: {name}: {line}");
                 }
             }
+            Update::KnownFailure { seed, location } => self.println(&format!(
+                "covcheck: {name}: {}",
+                text::known_failure(&seed, &location)
+            )),
             Update::Crashed(kind) => self.println(&format!(
                 "covcheck: {name}: the worker died ({}); reproducing and shrinking its input",
                 kind.describe()

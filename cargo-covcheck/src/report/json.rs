@@ -146,6 +146,11 @@ fn campaign(property: &Property, update: Update) -> Message {
             progress: progress.into(),
             workers,
         },
+        Update::KnownFailure { seed, location } => Message::KnownFailure {
+            property: name,
+            seed,
+            location,
+        },
         Update::Crashed(kind) => Message::WorkerDied {
             property: name,
             kind,
@@ -186,7 +191,22 @@ fn campaign(property: &Property, update: Update) -> Message {
             tokens: summary.tokens.into_iter().map(Into::into).collect(),
             targets: summary.targets.into_iter().map(Into::into).collect(),
             perf: summary.perf.map(|report| report.into_result()),
+            failures: summary.bugs.into_iter().map(distinct_failure).collect(),
+            slices: summary.slices,
+            last_new_ms: summary.last_new.map(|d| d.as_millis() as u64),
         },
+    }
+}
+
+fn distinct_failure(bug: crate::events::BugCount) -> covcheck_protocol::messages::DistinctFailure {
+    covcheck_protocol::messages::DistinctFailure {
+        kind: bug.kind,
+        location: bug.location,
+        call_path: bug.path,
+        message: bug.message,
+        hits: bug.hits,
+        seed: bug.seed,
+        known: bug.known,
     }
 }
 

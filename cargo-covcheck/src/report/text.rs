@@ -9,7 +9,7 @@ use covcheck_protocol::worker::{FailureKind, Finding, Progress, TargetBest, Toke
 
 use crate::discover::Property;
 use crate::error::SeedNotSaved;
-use crate::events::{Reported, RunSummary, Summary};
+use crate::events::{BugCount, Reported, RunSummary, Summary};
 use crate::interrupt;
 use crate::network::{FoundElsewhere, Network};
 
@@ -199,6 +199,15 @@ pub fn resumed(read: usize, kept: usize) -> String {
 }
 
 /// A joining machine lost its hub.
+/// A failure seed that still fails before the campaign starts.
+pub fn known_failure(seed: &Path, location: &str) -> String {
+    format!(
+        "the failure saved in {} still fails (at {location}): a known failure, not reported \
+         again (`cargo test` fails on it); the campaign looks for others",
+        seed.display()
+    )
+}
+
 pub fn hub_lost(address: &str) -> String {
     format!(
         "the hub at {address} went away; stopped (the corpus cache is kept, and the next run \
@@ -382,6 +391,23 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
             ));
         }
     }
+    if summary.rows.iter().any(|(_, row)| row.slices > 0) {
+        table.push_str(&time_shares(summary, width));
+    }
+    if summary.rows.iter().any(|(_, row)| worth_a_triage(row)) {
+        table.push_str(
+            "\nDistinct failures (hits: executions that hit each, the first included):\n",
+        );
+        for (property, row) in summary.rows.iter().filter(|(_, r)| worth_a_triage(r)) {
+            for bug in &row.bugs {
+                table.push_str(&format!(
+                    "{:width$}  {}\n",
+                    property.listing.full_path,
+                    bug_line(bug)
+                ));
+            }
+        }
+    }
     if summary.rows.iter().any(|(_, row)| !row.tokens.is_empty()) {
         table.push_str("\nDictionary tokens that led to new coverage (corpus entries made):\n");
         for (property, row) in summary.rows.iter().filter(|(_, r)| !r.tokens.is_empty()) {
@@ -434,12 +460,75 @@ pub fn summary_table(summary: &RunSummary<'_>) -> String {
     table
 }
 
+/// Where a shared budget went: each property's slices, time and share of
+/// the whole, and when it last found something new.
+fn time_shares(summary: &RunSummary<'_>, width: usize) -> String {
+    let total: f64 = summary
+        .rows
+        .iter()
+        .map(|(_, r)| r.elapsed.as_secs_f64())
+        .sum();
+    let mut text = String::from(
+        "\nWhere the time went (one budget, shared by what each property was finding):\n",
+    );
+    for (property, row) in &summary.rows {
+        let share = if total > 0.0 {
+            100.0 * row.elapsed.as_secs_f64() / total
+        } else {
+            0.0
+        };
+        let last_new = row.last_new.map_or("never".to_string(), |at| {
+            format!("at {:.1}s", at.as_secs_f64())
+        });
+        text.push_str(&format!(
+            "{:width$}  {} slice{}, {:.1}s ({share:.0}%), last new coverage {last_new}\n",
+            property.listing.full_path,
+            row.slices,
+            if row.slices == 1 { "" } else { "s" },
+            row.elapsed.as_secs_f64(),
+        ));
+    }
+    text
+}
+
+/// Whether a campaign's failures need a line each: more than one, or one
+/// hit more than once (`--keep-going`), or one known from a seed.
+fn worth_a_triage(row: &Summary) -> bool {
+    row.bugs.len() > 1 || row.bugs.iter().any(|b| b.hits > 1 || b.known)
+}
+
+/// One distinct failure: where, how often, and its seed.
+pub fn bug_line(bug: &BugCount) -> String {
+    let place = if bug.location.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", bug.location)
+    };
+    let path = if bug.path == 0 {
+        String::new()
+    } else {
+        format!(" (call path {:04x})", bug.path & 0xffff)
+    };
+    let known = if bug.known { ", known" } else { "" };
+    let seed = bug
+        .seed
+        .as_ref()
+        .map_or(String::new(), |s| format!(", seed {}", s.display()));
+    format!(
+        "{}{place}{path}: hit {}{known}{seed}",
+        bug.kind.describe(),
+        human_count(bug.hits)
+    )
+}
+
 fn table_row(name: &str, row: &Summary, width: usize) -> String {
     let result = if !row.failures.is_empty() {
         let kinds: Vec<&str> = row.failures.iter().map(|k| k.describe()).collect();
         format!("FAILED ({})", kinds.join(", "))
     } else if row.errors > 0 {
         "ERROR".to_string()
+    } else if row.bugs.iter().any(|b| b.known) {
+        "ok (known failure)".to_string()
     } else if row.execs == 0 {
         "NOT TESTED".to_string()
     } else {

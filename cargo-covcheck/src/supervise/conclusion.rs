@@ -17,7 +17,7 @@ pub fn summarise(
     out: &Outlet<'_, '_>,
     (settings, findings, network): (&Settings, &Findings<'_>, Option<&Network>),
     all: Progress,
-    workers: usize,
+    (workers, elapsed): (usize, std::time::Duration),
     errors: usize,
 ) -> Summary {
     let mut summary = Summary {
@@ -32,8 +32,11 @@ pub fn summarise(
             .costs
             .map(|profile| Box::new(conclude_perf(out, settings, profile))),
         failures: findings.reported(),
+        bugs: findings.bugs(&all.hits),
         errors,
-        elapsed: out.started.elapsed(),
+        elapsed,
+        slices: 0,
+        last_new: None,
     };
     if let Some(network) = network {
         network_outcome(out, findings, network, &mut summary);

@@ -22,7 +22,9 @@ use std::time::Duration;
 
 use covcheck_protocol::hash::content_hash;
 use covcheck_protocol::seeds::SeedFile;
-use covcheck_protocol::worker::{CAMPAIGN_MAX_LEN, FailureKind, Finding, WorkerConfig, WorkerMode};
+use covcheck_protocol::worker::{
+    CAMPAIGN_MAX_LEN, FailureHits, FailureKind, Finding, WorkerConfig, WorkerMode,
+};
 
 use super::Settings;
 use super::death::Death;
@@ -30,13 +32,19 @@ use super::outlet::Outlet;
 use super::worker::{run_worker, tail};
 use crate::discover::Property;
 use crate::error::{SeedNotSaved, ShrinkError};
-use crate::events::{FoundBy, Reported, Update};
+use crate::events::{BugCount, FoundBy, Reported, Update};
 use crate::interrupt;
 use crate::network::Network;
 use crate::reach::model::FindingMark;
 
-/// A failure's identity: its kind and location.
-type Key = (FailureKind, String);
+/// A failure's identity: its kind, its location and its call path (the
+/// hash of the frames that led to a panic; 0 for other failures). Two
+/// panics at one `unwrap()` reached from two callers are two bugs.
+type Key = (FailureKind, String, u64);
+
+fn key_of(finding: &Finding) -> Key {
+    (finding.kind, finding.location.clone(), finding.path)
+}
 
 /// The findings of one property's campaign, shared by its lanes.
 pub struct Findings<'s> {
@@ -52,11 +60,27 @@ pub struct Findings<'s> {
 struct State {
     /// The failures found so far: the same again is not news.
     seen: HashSet<Key>,
+    /// Each distinct failure reported or known, in order, with the hits
+    /// the supervisor saw of it again (the workers count their own).
+    bugs: Vec<Bug>,
     /// What each lane's worker caught and is shrinking: saved, not yet
     /// reported; `None` when what it caught was known already.
     shrinking: HashMap<usize, Option<Pending>>,
     /// The kind of each failure reported, in order.
     reported: Vec<FailureKind>,
+}
+
+/// A distinct failure of the campaign.
+struct Bug {
+    key: Key,
+    message: String,
+    seed: Option<PathBuf>,
+    /// Known before the campaign: a failure seed of the property still
+    /// fails with it.
+    known: bool,
+    /// Times it was found again by a worker that did not know it yet (a
+    /// restarted or another worker, a death).
+    again: u64,
 }
 
 /// A failure saved as it was caught, waiting for its shrunk value.
@@ -103,24 +127,81 @@ impl<'s> Findings<'s> {
         self.state().reported.clone()
     }
 
-    /// Whether a failure of this kind and location was found here.
+    /// Whether a failure of this kind and location was found here (by any
+    /// call path: the machines of a campaign tell failures apart by kind
+    /// and location only, as their binaries may differ).
     pub fn seen(&self, kind: FailureKind, location: &str) -> bool {
-        self.state().seen.contains(&(kind, location.to_string()))
+        (self.state().seen.iter()).any(|(k, l, _)| *k == kind && l == location)
     }
 
-    /// Marks `(kind, location)` as found; whether it is new here and, on a
-    /// campaign across machines, this machine is the first to find it.
-    fn claim(&self, kind: FailureKind, location: &str) -> bool {
-        let new = self.state().seen.insert((kind, location.to_string()));
-        new && self
-            .network
-            .is_none_or(|network| network.claim(self.index, kind, location))
+    /// Marks `finding`'s failure as found; whether it is new here and, on
+    /// a campaign across machines, this machine is the first to find it.
+    /// One found again is counted as a hit of the one found first.
+    fn claim(&self, finding: &Finding) -> bool {
+        let key = key_of(finding);
+        let mut state = self.state();
+        if !state.seen.insert(key.clone()) {
+            if let Some(bug) = state.bugs.iter_mut().find(|b| b.key == key) {
+                bug.again += 1;
+            }
+            return false;
+        }
+        drop(state);
+        self.network
+            .is_none_or(|network| network.claim(self.index, finding.kind, &finding.location))
+    }
+
+    /// A worker replayed the failure seed `seed` of the property and it
+    /// still fails, at `location` by `path`: that failure is known, and
+    /// finding it again is no news.
+    pub fn known(&self, out: &Outlet<'_, '_>, seed: &str, location: &str, path: u64) {
+        let key = (FailureKind::Panic, location.to_string(), path);
+        let mut state = self.state();
+        if !state.seen.insert(key.clone()) {
+            return;
+        }
+        let seed = out.property.seed_store().dir().join(seed);
+        state.bugs.push(Bug {
+            key,
+            message: String::new(),
+            seed: Some(seed.clone()),
+            known: true,
+            again: 0,
+        });
+        drop(state);
+        out.send(Update::KnownFailure {
+            seed,
+            location: location.to_string(),
+        });
+    }
+
+    /// Each distinct failure, with how often it was hit: once when found,
+    /// plus every hit after (`worker_hits`, the workers' counts).
+    pub fn bugs(&self, worker_hits: &[FailureHits]) -> Vec<BugCount> {
+        (self.state().bugs.iter())
+            .map(|bug| {
+                let (kind, location, path) = &bug.key;
+                let counted = (worker_hits.iter())
+                    .filter(|h| &h.location == location && h.path == *path)
+                    .map(|h| h.hits)
+                    .sum::<u64>();
+                BugCount {
+                    kind: *kind,
+                    location: location.clone(),
+                    path: *path,
+                    message: bug.message.clone(),
+                    hits: u64::from(!bug.known) + bug.again + counted,
+                    seed: bug.seed.clone(),
+                    known: bug.known,
+                }
+            })
+            .collect()
     }
 
     /// Lane `lane`'s worker caught `unshrunk` and is shrinking it: saves it
     /// now, unless it is known.
     pub fn caught(&self, out: &Outlet<'_, '_>, lane: usize, unshrunk: Finding) {
-        let pending = self.claim(unshrunk.kind, &unshrunk.location).then(|| {
+        let pending = self.claim(&unshrunk).then(|| {
             let seed = self.save(out.property, &unshrunk, true);
             Pending { unshrunk, seed }
         });
@@ -201,7 +282,7 @@ impl<'s> Findings<'s> {
             found_after_us: at.1.as_micros() as u64,
             ..unshrunk_death(death)
         };
-        if !self.claim(unshrunk.kind, &unshrunk.location) {
+        if !self.claim(&unshrunk) {
             return;
         }
         let seed = self.save(out.property, &unshrunk, true);
@@ -235,7 +316,7 @@ impl<'s> Findings<'s> {
         match shrink_crash(out.property, work, config, self.settings, death) {
             Ok(shrunk) => {
                 forget_cached(config, &death.choices);
-                if self.claim(shrunk.kind, &shrunk.location) {
+                if self.claim(&shrunk) {
                     let finding = Finding {
                         execs_to_find: at.0,
                         found_after_us: at.1.as_micros() as u64,
@@ -274,7 +355,7 @@ impl<'s> Findings<'s> {
         // Reproducing a death may name it better (a hang that was running
         // out of memory): the same failure found again under that name is
         // not news either.
-        (self.state().seen).insert((shrunk.kind, shrunk.location.clone()));
+        (self.state().seen).insert(key_of(&shrunk));
         let finding = Finding {
             execs_to_find: pending.unshrunk.execs_to_find,
             found_after_us: pending.unshrunk.found_after_us,
@@ -300,7 +381,16 @@ impl<'s> Findings<'s> {
         finding: Finding,
         seed: Result<PathBuf, SeedNotSaved>,
     ) {
-        self.state().reported.push(finding.kind);
+        let mut state = self.state();
+        state.reported.push(finding.kind);
+        state.bugs.push(Bug {
+            key: key_of(&finding),
+            message: finding.message.clone(),
+            seed: seed.as_ref().ok().cloned(),
+            known: false,
+            again: 0,
+        });
+        drop(state);
         out.mark(&FindingMark {
             elapsed_ms: finding.found_after_us / 1000,
             execs: finding.execs_to_find,
@@ -386,6 +476,7 @@ fn unshrunk_death(death: &Death) -> Finding {
         shrink_note: Some("not shrunk yet".to_string()),
         flaky: false,
         size: Some(CAMPAIGN_MAX_LEN),
+        path: 0,
     }
 }
 

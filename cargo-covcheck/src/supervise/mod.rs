@@ -29,6 +29,7 @@ pub mod outlet;
 pub mod paths;
 pub mod pool;
 pub mod progress;
+pub mod schedule;
 pub mod watchdog;
 pub mod worker;
 

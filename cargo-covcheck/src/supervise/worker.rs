@@ -120,6 +120,7 @@ pub fn tool_request(
         engine: None,
         broker_port: None,
         perf: false,
+        focus: Vec::new(),
     };
     (work, config)
 }
@@ -285,7 +286,10 @@ impl WorkerOutcome {
             Event::Error { message } => self.errors.push(WorkerError::Refused(message)),
             // A campaign's failures are taken as they come (see
             // `super::findings`); other workers report findings only.
-            Event::Warning { .. } | Event::Started { .. } | Event::Caught(_) => {}
+            Event::Warning { .. }
+            | Event::Started { .. }
+            | Event::Caught(_)
+            | Event::KnownFailure { .. } => {}
             Event::Minimized(report) => {
                 self.minimized = Some(report);
                 self.done = true;

@@ -36,6 +36,15 @@ pub struct Finding {
     /// The size limit the input was found under, for its seed file.
     #[serde(default)]
     pub size: Option<usize>,
+    /// The hash of the frames that led to the panic (covcheck-rt's
+    /// `call_path`); 0 for failures other than panics. With the kind and
+    /// the location it tells two bugs apart.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub path: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Finding {
@@ -86,6 +95,16 @@ pub enum Event {
     /// A failure, shrunk; always after the [`Event::Caught`] of the same
     /// failure.
     Finding(Finding),
+    /// A failure seed of the property still fails, before the campaign
+    /// starts: its failure is known, not news, and its hits are counted in
+    /// [`Progress::hits`] like those of the failures this worker reports.
+    KnownFailure {
+        /// The seed's file name.
+        seed: String,
+        location: String,
+        #[serde(default)]
+        path: u64,
+    },
     Done(Progress),
     /// The outcome of [`WorkerMode::Minimize`](super::WorkerMode::Minimize).
     Minimized(Box<MinimizeReport>),
@@ -202,6 +221,9 @@ pub struct SeedResult {
     /// The failure's message and location when it did not pass.
     pub message: String,
     pub location: String,
+    /// The failure's call path, as in [`Finding::path`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub path: u64,
     pub micros: u64,
 }
 
@@ -240,6 +262,7 @@ impl From<Finding> for messages::Finding {
             shrink_note,
             flaky,
             size,
+            path,
         } = finding;
         messages::Finding {
             kind,
@@ -253,6 +276,7 @@ impl From<Finding> for messages::Finding {
             shrink_note,
             flaky,
             size,
+            call_path: path,
         }
     }
 }

@@ -30,7 +30,8 @@ pub use event::{
 };
 pub use listing::{LIST_ENV, LIST_PREFIX, ListedProperty, parse_listing};
 pub use progress::{
-    CostPoint, CostProfile, CostliestInput, Progress, TOP_TOKENS, TargetBest, TokenUse, top_tokens,
+    CostPoint, CostProfile, CostliestInput, FailureHits, Progress, TOP_TOKENS, TargetBest,
+    TokenUse, top_tokens,
 };
 pub use request::{
     CAMPAIGN_MAX_LEN, EXIT_OUT_OF_MEMORY, EXIT_TIMEOUT, WORKER_ENV, WorkerConfig, WorkerMode,

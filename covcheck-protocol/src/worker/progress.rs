@@ -32,6 +32,28 @@ pub struct Progress {
     /// Performance mode's cost profile; `None` in other campaigns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<CostProfile>,
+    /// How often each failure already reported (or known from a seed) was
+    /// hit again, with `--keep-going`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hits: Vec<FailureHits>,
+    /// The counters of [`WorkerConfig::focus`](super::WorkerConfig::focus)
+    /// the worker's corpus has reached, ascending.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus: Vec<u32>,
+    /// Where its size steps stand, from 0 (the smallest size bound) to 1
+    /// (the full size): a worker that continues the campaign starts there.
+    #[serde(default)]
+    pub size_step: f64,
+}
+
+/// How often one failure was hit.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FailureHits {
+    /// Its location (`file:line:column`) and call path, as in its finding.
+    pub location: String,
+    #[serde(default)]
+    pub path: u64,
+    pub hits: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -55,8 +77,31 @@ impl Progress {
             targets: best_targets(&self.targets, &later.targets),
             costs: costlier(&self.costs, &later.costs),
             elapsed_ms: later.elapsed_ms,
+            hits: add_hits(&self.hits, &later.hits),
+            focus: union(&self.focus, &later.focus),
+            size_step: self.size_step.max(later.size_step),
         }
     }
+}
+
+/// The hit counts of `before` and `later`, added up failure by failure.
+fn add_hits(before: &[FailureHits], later: &[FailureHits]) -> Vec<FailureHits> {
+    let mut all = before.to_vec();
+    for hit in later {
+        match (all.iter_mut()).find(|h| h.location == hit.location && h.path == hit.path) {
+            Some(h) => h.hits += hit.hits,
+            None => all.push(hit.clone()),
+        }
+    }
+    all
+}
+
+/// The counters in `a` or `b`, ascending.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut all: Vec<u32> = a.iter().chain(b).copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    all
 }
 
 /// The best `target()` values of `before` and `later`: for each label, the
@@ -201,6 +246,9 @@ impl From<Progress> for messages::Progress {
             tokens,
             targets,
             costs,
+            hits,
+            focus: _,
+            size_step: _,
         } = progress;
         messages::Progress {
             execs,
@@ -211,6 +259,22 @@ impl From<Progress> for messages::Progress {
             tokens: tokens.into_iter().map(Into::into).collect(),
             targets: targets.into_iter().map(Into::into).collect(),
             costs: costs.map(Into::into),
+            hits: hits.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<FailureHits> for messages::FailureHits {
+    fn from(hits: FailureHits) -> Self {
+        let FailureHits {
+            location,
+            path,
+            hits,
+        } = hits;
+        messages::FailureHits {
+            location,
+            call_path: path,
+            hits,
         }
     }
 }

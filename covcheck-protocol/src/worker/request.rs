@@ -89,6 +89,12 @@ pub struct WorkerConfig {
     /// ([`Progress::costs`](super::Progress::costs)).
     #[serde(default)]
     pub perf: bool,
+    /// The counters of the code a change touched (`cargo covcheck
+    /// --since`), by counter index: the corpus entries that reach them are
+    /// favoured, and the worker says which of them its corpus reached
+    /// ([`Progress::focus`](super::Progress::focus)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub focus: Vec<u32>,
 }
 
 fn yes() -> bool {

@@ -107,6 +107,7 @@ pub(crate) fn finding_from_shrunk(
         shrink_note: shrunk.stopped_early.clone(),
         flaky: false,
         size: limits.seed_size(),
+        path: failure.map_or(0, |f| f.origin.path()),
     }
 }
 

@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::mpsc::Sender;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use covcheck_protocol::hash::fnv1a;
 use covcheck_protocol::worker::{
@@ -32,12 +32,25 @@ use super::findings::Findings;
 use super::outlet::Outlet;
 use super::paths::property_dirs;
 use super::progress::LaneProgresses;
+use super::schedule::{Schedule, Slice, SliceResult};
 use super::worker::{Stopper, WorkerOutcome, run_stoppable_worker};
 use crate::discover::Property;
 use crate::error::WorkerError;
 use crate::events::{Event, Summary, Update};
 use crate::interrupt;
 use crate::network::Network;
+
+/// Where a property's campaign gets its workers and its budget from.
+#[derive(Clone, Copy)]
+pub struct Seat<'s> {
+    /// How its workers share their corpus.
+    pub sharing: Sharing<'s>,
+    /// The run's shared budget, when there is one: the campaign then runs
+    /// one slice at a time, when the schedule gives it a slot.
+    pub schedule: Option<&'s Schedule>,
+    /// The counters of changed code in its test binary (`--since`).
+    pub focus: &'s [u32],
+}
 
 /// How the workers of one property share their corpus.
 #[derive(Clone, Copy)]
@@ -57,9 +70,10 @@ pub fn run_property<'a>(
     property: &'a Property,
     settings: &Settings,
     workers: usize,
-    sharing: Sharing<'_>,
+    seat: Seat<'_>,
     events: &Sender<Event<'a>>,
 ) -> Summary {
+    let sharing = seat.sharing;
     let local = Stopper::default();
     let (stopper, network) = match sharing {
         Sharing::Local => (&local, None),
@@ -85,12 +99,14 @@ pub fn run_property<'a>(
             }
         }
     }
-    let campaign = Campaign::new(
+    let mut campaign = Campaign::new(
         (&out, settings, stopper),
         workers,
         broker_port,
         Findings::new(index, settings, network, workers),
     );
+    campaign.schedule = seat.schedule.map(|schedule| (schedule, index));
+    campaign.focus = seat.focus;
     for error in unreadable_seeds {
         // `cargo test` fails on it: so does the campaign, which goes on
         // without it meanwhile.
@@ -152,6 +168,10 @@ struct Campaign<'o, 'a, 's> {
     /// Stops every lane's worker when one found a failure (here, or on
     /// another machine), or when their broker died.
     stopper: &'s Stopper,
+    /// The run's shared budget and this property's place in it.
+    schedule: Option<(&'s Schedule, usize)>,
+    /// The counters of changed code (`--since`).
+    focus: &'s [u32],
 }
 
 /// What the lanes have done so far.
@@ -160,6 +180,10 @@ struct Totals {
     /// Errors of covcheck's own.
     errors: usize,
     lanes: LaneProgresses,
+    /// With a shared budget: the time of the slices that ended, and when
+    /// the running one began.
+    busy: Duration,
+    slice_began: Option<Instant>,
 }
 
 /// One lane's state between its workers.
@@ -173,6 +197,11 @@ struct Lane {
     fruitless: u32,
     /// When the current worker started, from the campaign's start.
     worker_began: Duration,
+    /// Where the size steps of its last worker stood: the next one of a
+    /// scheduled campaign goes on from there.
+    size_step: f64,
+    /// The corpus size when the current slice began.
+    corpus_before: usize,
 }
 
 /// What a lane heard from its current worker while it ran.
@@ -214,9 +243,13 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
             totals: Mutex::new(Totals {
                 errors: 0,
                 lanes: LaneProgresses::new(workers),
+                busy: Duration::ZERO,
+                slice_began: None,
             }),
             findings,
             stopper,
+            schedule: None,
+            focus: &[],
         }
     }
 
@@ -242,15 +275,60 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
             attempts: 0,
             fruitless: 0,
             worker_began: Duration::ZERO,
+            size_step: size_start(index, self.workers),
+            corpus_before: 0,
         };
         while let Some(config) = self.next_worker(&mut lane) {
             let Some((outcome, heard)) = self.run(&mut lane, &config) else {
+                self.end_slice(&lane, None);
                 break;
             };
-            if self.absorb(&mut lane, outcome, &heard, &config) == Step::Stop {
+            let last = outcome.last_progress.clone();
+            let step = self.absorb(&mut lane, outcome, &heard, &config);
+            lane.size_step = last.size_step.max(lane.size_step);
+            self.end_slice(&lane, Some(&last));
+            if step == Step::Stop {
                 break;
             }
         }
+        if let Some((schedule, index)) = self.schedule {
+            schedule.finish(index);
+        }
+    }
+
+    /// With a shared budget: gives the slot back, with what the slice
+    /// brought.
+    fn end_slice(&self, lane: &Lane, last: Option<&Progress>) {
+        let Some((schedule, index)) = self.schedule else {
+            return;
+        };
+        let mut totals = self.totals();
+        let busy = totals
+            .slice_began
+            .take()
+            .map_or(Duration::ZERO, |b| b.elapsed());
+        totals.busy += busy;
+        drop(totals);
+        let last = last.cloned().unwrap_or_default();
+        schedule.release(
+            index,
+            SliceResult {
+                busy,
+                execs: last.execs,
+                new_entries: last.corpus.saturating_sub(lane.corpus_before) as u64,
+                reaches_change: !last.focus.is_empty(),
+            },
+        );
+    }
+
+    /// The campaign's time so far: since it started, or with a shared
+    /// budget the time its slices ran.
+    fn campaign_time(&self) -> Duration {
+        if self.schedule.is_none() {
+            return self.out.started.elapsed();
+        }
+        let totals = self.totals();
+        totals.busy + totals.slice_began.map_or(Duration::ZERO, |b| b.elapsed())
     }
 
     /// The request of the lane's next worker, or `None` when the budget is
@@ -258,17 +336,28 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
     fn next_worker(&self, lane: &mut Lane) -> Option<WorkerConfig> {
         let settings = self.settings;
         let done = self.totals().lanes.finished_execs(lane.index);
-        let runs = settings
-            .runs
-            .map(|r| lane_share(r, self.workers, lane.index).saturating_sub(done));
-        let time = settings
-            .time
-            .map(|t| t.saturating_sub(self.out.started.elapsed()));
+        let (runs, time) = match self.schedule {
+            Some((schedule, index)) => match schedule.acquire(index)? {
+                Slice::Runs(runs) => (Some(runs), None),
+                Slice::Time(time) => (None, Some(time)),
+            },
+            None => (
+                (settings.runs)
+                    .map(|r| lane_share(r, self.workers, lane.index).saturating_sub(done)),
+                (settings.time).map(|t| t.saturating_sub(self.out.started.elapsed())),
+            ),
+        };
+        if self.schedule.is_some() {
+            let mut totals = self.totals();
+            totals.slice_began = Some(Instant::now());
+            lane.corpus_before = totals.lanes.all().corpus;
+        }
         if runs == Some(0)
             || time.is_some_and(|t| t.is_zero())
             || interrupt::interrupted().is_some()
             || self.stopper.requested()
         {
+            self.end_slice(lane, None);
             return None;
         }
         let listing = &self.property.listing;
@@ -288,13 +377,14 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
             cmp_mutations: settings.cmp_mutations,
             stop_on_failure: !settings.keep_going,
             size_steps: settings.size_steps,
-            size_start: size_start(lane.index, self.workers),
+            size_start: lane.size_step,
             steer_targets: settings.steer_targets,
             dictionary: Some(self.dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
             property_dictionary: settings.dictionary,
             engine: settings.engine.clone(),
             broker_port: self.broker_port,
             perf: listing.perf,
+            focus: self.focus.to_vec(),
         };
         lane.attempts += 1;
         Some(config)
@@ -324,6 +414,11 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
                     }
                 }
                 WorkerEvent::Status(p) => self.status(lane.index, p),
+                WorkerEvent::KnownFailure {
+                    seed,
+                    location,
+                    path,
+                } => self.findings.known(self.out, seed, location, *path),
                 WorkerEvent::Caught(unshrunk) => {
                     let unshrunk = self.timed(lane, unshrunk);
                     self.findings.caught(self.out, lane.index, unshrunk);
@@ -371,7 +466,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
     fn status(&self, lane: usize, progress: &Progress) {
         let combined = self.totals().lanes.update(lane, progress);
         let combined = Progress {
-            elapsed_ms: self.out.started.elapsed().as_millis() as u64,
+            elapsed_ms: self.campaign_time().as_millis() as u64,
             ..combined
         };
         self.out.record(&combined);
@@ -446,12 +541,18 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
     fn finish(&self, network: Option<&Network>) -> Summary {
         let all = self.totals().lanes.all();
         let errors = self.totals().errors;
-        conclusion::summarise(
+        let mut summary = conclusion::summarise(
             self.out,
             (self.settings, &self.findings, network),
             all,
-            self.workers,
+            (self.workers, self.campaign_time()),
             errors,
-        )
+        );
+        if let Some((schedule, index)) = self.schedule {
+            let standing = schedule.standing(index);
+            summary.slices = standing.slices;
+            summary.last_new = standing.last_new;
+        }
+        summary
     }
 }

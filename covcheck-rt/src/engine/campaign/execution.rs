@@ -4,11 +4,12 @@
 //! `target()` values, and in performance mode the costliest inputs).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::time::Instant;
 
 use super::costs::Costs;
+use super::focus::Focus;
 use super::targets::Targets;
 use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
@@ -28,9 +29,18 @@ pub(super) struct Caught {
 pub(super) struct Shared {
     /// The first new failure since the loop last looked.
     pub(super) caught: RefCell<Option<Caught>>,
-    /// Failures already reported (with `--keep-going`): finding them again is
-    /// not news, so they count as passing.
+    /// Failures already reported (with `--keep-going`), or known from a
+    /// failure seed: finding them again is not news, so they count as
+    /// passing.
     pub(super) known: RefCell<HashSet<Origin>>,
+    /// How often each known failure was hit again.
+    pub(super) hits: RefCell<HashMap<Origin, u64>>,
+    /// The code a change touched (`--since`); empty otherwise.
+    pub(super) focus: RefCell<Focus>,
+    /// The corpus entries the scheduler favours ([`Shared::favoured`]),
+    /// kept up to date as entries are added, so that picking one
+    /// allocates nothing.
+    favoured: RefCell<Vec<usize>>,
     pub(super) execs: Cell<u64>,
     /// Times are measured from the first execution, as the benchmark's probe
     /// does for every tool (setting LibAFL up is not searching).
@@ -48,10 +58,11 @@ pub(super) struct Shared {
 impl Shared {
     /// What the harness and the fuzz loop share at the start, `target()`
     /// values steering the campaign when `steer_targets`, costs when `perf`.
-    pub(super) fn new(steer_targets: bool, perf: bool) -> Shared {
+    pub(super) fn new(steer_targets: bool, perf: bool, focus: Vec<u32>) -> Shared {
         Shared {
             targets: RefCell::new(Targets::new(steer_targets)),
             costs: perf.then(RefCell::default),
+            focus: RefCell::new(Focus::new(focus)),
             ..Shared::default()
         }
     }
@@ -94,8 +105,13 @@ impl Shared {
         // nothing else touches it while the harness runs.
         let counters = unsafe { std::slice::from_raw_parts_mut(counters, len) };
         self.novelty.borrow_mut().observe(counters);
+        self.focus.borrow_mut().observe(counters);
         match case.status {
-            Status::Failed(ref failure) if !self.known.borrow().contains(&failure.origin) => {
+            Status::Failed(ref failure) if self.known.borrow().contains(&failure.origin) => {
+                self.hit(&failure.origin);
+                false
+            }
+            Status::Failed(ref failure) => {
                 let mut caught = self.caught.borrow_mut();
                 if caught.is_none() {
                     *caught = Some(Caught {
@@ -121,13 +137,30 @@ impl Shared {
     }
 
     /// The corpus entries the scheduler favours: those holding a best
-    /// `target()` value or a size class's maximum cost.
-    pub(super) fn favoured(&self) -> Vec<usize> {
+    /// `target()` value or a size class's maximum cost, and those that run
+    /// changed code.
+    pub(super) fn favoured(&self) -> std::cell::Ref<'_, Vec<usize>> {
+        self.favoured.borrow()
+    }
+
+    /// The engine added corpus entry `entry` for the last execution.
+    pub(super) fn entry_added(&self, entry: usize) {
+        self.targets.borrow_mut().entry_added(entry);
+        self.focus.borrow_mut().entry_added(entry);
         let mut favoured = self.targets.borrow().favoured().to_vec();
         if let Some(costs) = &self.costs {
+            costs.borrow_mut().entry_added(entry);
             favoured.extend_from_slice(costs.borrow().favoured());
         }
-        favoured
+        favoured.extend_from_slice(self.focus.borrow().favoured());
+        favoured.sort_unstable();
+        favoured.dedup();
+        *self.favoured.borrow_mut() = favoured;
+    }
+
+    /// Counts one more hit of the known failure at `origin`.
+    pub(super) fn hit(&self, origin: &Origin) {
+        *self.hits.borrow_mut().entry(origin.clone()).or_default() += 1;
     }
 
     /// Whether a failure waits to be reported.

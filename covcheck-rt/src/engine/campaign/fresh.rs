@@ -97,6 +97,22 @@ impl<'a, 'p> Fresh<'a, 'p> {
         self.bound >= self.limits.max_len
     }
 
+    /// Where the size steps stand, from 0 (the first bound) to 1 (the
+    /// campaign's size limit): [`WorkerConfig::size_start`] of a worker
+    /// that goes on from here.
+    pub(super) fn step(&self) -> f64 {
+        let first = INITIAL_BOUND.min(self.limits.max_len).max(1);
+        let steps = (self.limits.max_len.div_ceil(first))
+            .next_power_of_two()
+            .trailing_zeros();
+        let done = (self.bound / first).max(1).ilog2();
+        if steps == 0 || self.at_full_size() {
+            1.0
+        } else {
+            f64::from(done) / f64::from(steps)
+        }
+    }
+
     /// Doubles the bound, up to the campaign's size limit.
     pub(super) fn grow(&mut self) {
         self.bound = (self.bound * 2).min(self.limits.max_len);

@@ -122,19 +122,11 @@ unsafe extern "C" fn entry_added(ctx: *const c_void, entry: usize, len: usize) {
     // SAFETY: the engine's promise for every callback: `ctx` is ours.
     let side = unsafe { side(ctx) };
     side.scheduler.borrow_mut().on_add(entry, len);
-    side.shared.targets.borrow_mut().entry_added(entry);
-    if let Some(costs) = &side.shared.costs {
-        costs.borrow_mut().entry_added(entry);
-    }
+    side.shared.entry_added(entry);
 }
 
 unsafe extern "C" fn next_entry(ctx: *const c_void) -> usize {
     // SAFETY: the engine's promise for every callback: `ctx` is ours.
     let side = unsafe { side(ctx) };
-    if side.shared.costs.is_none() {
-        // No allocation per pick outside performance mode.
-        let targets = side.shared.targets.borrow();
-        return side.scheduler.borrow_mut().next(targets.favoured());
-    }
     side.scheduler.borrow_mut().next(&side.shared.favoured())
 }

@@ -28,6 +28,7 @@
 mod corpus;
 mod costs;
 mod execution;
+mod focus;
 mod fresh;
 mod host;
 mod mutation;
@@ -52,7 +53,8 @@ use crate::property::{PropertyFn, execute, take_over_panic_hook};
 use crate::rng::Rng;
 use crate::source::{Limits, Source};
 use corpus::{persist_new_entries, saved_inputs};
-use covcheck_protocol::worker::{Event, Progress, WorkerConfig, emit};
+use covcheck_protocol::seeds::SeedKind;
+use covcheck_protocol::worker::{Event, FailureHits, Progress, WorkerConfig, emit};
 use execution::Shared;
 use fresh::{Fresh, STALL_EXECS};
 use host::HostSide;
@@ -94,7 +96,7 @@ pub fn run(
     let limits = campaign_limits(base.limits);
     let counters = instrumented_counters(info)?;
     let engine = load_engine(info, request)?;
-    let shared = Shared::new(request.steer_targets, request.perf);
+    let shared = Shared::new(request.steer_targets, request.perf, request.focus.clone());
     let max_choices = Cell::new(limits.max_choices);
     let scheduler = RarityScheduler::new(request.rng_seed ^ 0x5eed);
     let edges = scheduler.edges();
@@ -144,6 +146,7 @@ pub fn run(
         edges,
         token_counts: &token_counts,
     };
+    campaign.recognise_known_failures(info);
     campaign.seed_corpus(&mut session, initial)?;
     campaign.fuzz(&mut session)?;
     campaign.finish(&mut session);
@@ -371,6 +374,61 @@ impl Campaign<'_, '_> {
                     .borrow_mut()
                     .profile(size_limit, |choices| self.render(choices))
             }),
+            hits: self.hits(),
+            focus: self.shared.focus.borrow().reached(),
+            size_step: self.fresh.step(),
+        }
+    }
+
+    /// How often each known failure was hit again, as the supervisor names
+    /// failures.
+    fn hits(&self) -> Vec<FailureHits> {
+        let mut hits: Vec<FailureHits> = (self.shared.hits.borrow().iter())
+            .map(|(origin, &hits)| FailureHits {
+                location: origin.to_string(),
+                path: origin.path(),
+                hits,
+            })
+            .collect();
+        hits.sort_by(|a, b| (&a.location, a.path).cmp(&(&b.location, b.path)));
+        hits
+    }
+
+    /// Replays the property's failure seeds that panicked when saved: a
+    /// failure one of them still shows is known, not news. The supervisor
+    /// hears which, and counts its hits like those of the failures it is
+    /// told of. Seeds of crashes are not run (they would end the worker):
+    /// a crash found again is recognised by the supervisor.
+    fn recognise_known_failures(&self, info: &PropertyInfo) {
+        let (seeds, _unreadable) = info.seed_store().load_valid();
+        for seed in seeds {
+            let record = match &seed.file.kind {
+                SeedKind::Failure => seed.file.failure.as_ref(),
+                _ => None,
+            };
+            if record.is_none_or(|r| r.kind.is_some()) {
+                continue;
+            }
+            let limits = self.base.limits.for_seed(&seed);
+            let case = execute(
+                self.property,
+                Source::replay(seed.indices.clone(), limits),
+                false,
+            );
+            if let Some(failure) = case.failure() {
+                let new = self
+                    .shared
+                    .known
+                    .borrow_mut()
+                    .insert(failure.origin.clone());
+                if new {
+                    emit(&Event::KnownFailure {
+                        seed: seed.file_name(),
+                        location: failure.origin.to_string(),
+                        path: failure.origin.path(),
+                    });
+                }
+            }
         }
     }
 

@@ -93,6 +93,7 @@ pub(super) fn report(
     // The shrunk case fails at the same origin by construction; its message
     // may differ (values in it), the location may not.
     finding.location = origin.to_string();
+    finding.path = origin.path();
     emit(&Event::Finding(finding));
     Outcome {
         origin: origin.clone(),
@@ -176,5 +177,6 @@ fn unshrunk(
         shrink_note: Some("not shrunk yet".to_string()),
         flaky: false,
         size: limits.seed_size(),
+        path: found.failure.origin.path(),
     }
 }

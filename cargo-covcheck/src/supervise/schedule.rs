@@ -1,0 +1,426 @@
+//! One budget for a whole run (`--time-total`, `--runs-total`), shared
+//! among the properties a slice at a time.
+//!
+//! A suite's properties are not alike: most converge in seconds, a few
+//! keep finding new coverage for minutes, and one that found its bug has
+//! nothing left to do. An even split gives each the same time whatever it
+//! does with it. Here every property's campaign waits for a worker slot,
+//! runs one slice (a worker process that resumes from the corpus cache and
+//! the size step where the last one stopped), and gives the slot back with
+//! what the slice brought (new corpus entries per second); the next free
+//! slot goes to:
+//!
+//! 1. a property that has not run yet (those whose corpus reaches changed
+//!    code, with `--since`, first);
+//! 2. every [`FLOOR_EVERY`]th pick, the property that waited longest, so
+//!    that none starves: a converged corpus may still hide a bug;
+//! 3. otherwise the property whose recent slices found the most
+//!    ([`Standing::score`]), those reaching changed code counted
+//!    [`FOCUS_WEIGHT`] times.
+//!
+//! A property whose campaign ended (its bug found, an error) is out, and
+//! its share goes to the others. The decisions are [`pick`], a pure
+//! function of the standings; [`Schedule`] holds them for the lanes.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::interrupt;
+
+/// Every this many picks, the longest-waiting property runs, whatever its
+/// yield.
+pub const FLOOR_EVERY: u64 = 4;
+/// How much more a property whose corpus reaches changed code (`--since`)
+/// weighs when slots are shared by yield.
+pub const FOCUS_WEIGHT: f64 = 4.0;
+/// The yield of the last slice weighs this much against the earlier ones.
+const RECENT_WEIGHT: f64 = 0.5;
+/// Slices are no shorter than this (a worker takes a moment to start and
+/// to load its corpus) and no longer (the scheduler must get to decide).
+const MIN_SLICE: Duration = Duration::from_secs(2);
+const MAX_SLICE: Duration = Duration::from_secs(30);
+/// Execution slices of `--runs-total`, likewise bounded.
+const MIN_SLICE_RUNS: u64 = 2_000;
+const MAX_SLICE_RUNS: u64 = 2_000_000;
+/// Each property gets about this many slices of an even share.
+const SLICES_PER_SHARE: u32 = 3;
+
+/// The run's budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Total {
+    Time(Duration),
+    Runs(u64),
+}
+
+/// The budget of one slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slice {
+    Time(Duration),
+    Runs(u64),
+}
+
+/// What one slice brought.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SliceResult {
+    /// How long its worker ran.
+    pub busy: Duration,
+    pub execs: u64,
+    /// Corpus entries it added (new coverage, new `target()` bests).
+    pub new_entries: u64,
+    /// Its corpus reaches code a change touched (`--since`).
+    pub reaches_change: bool,
+}
+
+/// Where one property stands.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Standing {
+    /// Its campaign waits for a slot.
+    pub waiting: bool,
+    /// It holds a slot now.
+    pub running: bool,
+    /// Its campaign ended: it gets no more slots.
+    pub done: bool,
+    pub slices: u32,
+    pub busy: Duration,
+    pub execs: u64,
+    /// New corpus entries per second, recent slices weighing most.
+    pub yield_rate: f64,
+    /// Its corpus reaches changed code.
+    pub reaches_change: bool,
+    /// The pick that last gave it a slot (0: never).
+    pub last_pick: u64,
+    /// When (from the run's start) a slice of it last found something new.
+    pub last_new: Option<Duration>,
+}
+
+impl Standing {
+    /// What a slot given to it is worth.
+    pub fn score(&self) -> f64 {
+        let weight = if self.reaches_change {
+            FOCUS_WEIGHT
+        } else {
+            1.0
+        };
+        self.yield_rate * weight
+    }
+}
+
+/// Which waiting property gets the slot that pick number `pick` (from 1)
+/// hands out; `None` when none waits.
+pub fn pick(standings: &[Standing], pick: u64) -> Option<usize> {
+    let waiting =
+        || (standings.iter().enumerate()).filter(|(_, s)| s.waiting && !s.running && !s.done);
+    let never_ran = waiting()
+        .filter(|(_, s)| s.slices == 0)
+        .min_by_key(|(n, s)| (!s.reaches_change, *n));
+    if let Some((n, _)) = never_ran {
+        return Some(n);
+    }
+    let longest_waiting = waiting().min_by_key(|(n, s)| (s.last_pick, *n));
+    if pick % FLOOR_EVERY == 0 {
+        return longest_waiting.map(|(n, _)| n);
+    }
+    waiting()
+        .max_by(|(a, sa), (b, sb)| {
+            (sa.score().total_cmp(&sb.score()))
+                // Ties to the one that waited longer, then the first.
+                .then(sb.last_pick.cmp(&sa.last_pick))
+                .then(b.cmp(a))
+        })
+        .map(|(n, _)| n)
+}
+
+/// The budget of each slice, from the run's budget, the properties and the
+/// slots: about a third of an even share, within bounds.
+pub fn slice_of(total: Total, properties: usize, slots: usize) -> Slice {
+    let shares = (properties.max(1) as u32).div_ceil(slots.max(1) as u32) * SLICES_PER_SHARE;
+    match total {
+        Total::Time(time) => Slice::Time((time / shares).clamp(MIN_SLICE, MAX_SLICE)),
+        Total::Runs(runs) => {
+            Slice::Runs((runs / u64::from(shares)).clamp(MIN_SLICE_RUNS, MAX_SLICE_RUNS))
+        }
+    }
+}
+
+/// The shared budget of a run and the properties' standings.
+pub struct Schedule {
+    total: Total,
+    slice: Slice,
+    started: Instant,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Debug)]
+struct State {
+    standings: Vec<Standing>,
+    /// Slots free now.
+    free: usize,
+    picks: u64,
+    /// Executions given out in slices (`--runs-total`).
+    runs_granted: u64,
+    /// The property each pick chose and that has not taken its slot yet.
+    granted: Vec<bool>,
+    /// The executions of each property's running slice (`--runs-total`).
+    in_slice: Vec<u64>,
+}
+
+impl Schedule {
+    /// A schedule of `total` for `properties` on `slots` workers, the
+    /// properties whose corpus reaches changed code marked in
+    /// `reaches_change` (empty without `--since`).
+    pub fn new(total: Total, properties: usize, slots: usize, reaches_change: &[bool]) -> Schedule {
+        let standings = (0..properties)
+            .map(|n| Standing {
+                reaches_change: reaches_change.get(n).copied().unwrap_or(false),
+                ..Standing::default()
+            })
+            .collect();
+        Schedule {
+            total,
+            slice: slice_of(total, properties, slots),
+            started: Instant::now(),
+            state: Mutex::new(State {
+                standings,
+                free: slots.max(1),
+                picks: 0,
+                runs_granted: 0,
+                granted: vec![false; properties],
+                in_slice: vec![0; properties],
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().expect("no panics while held")
+    }
+
+    /// Waits until property `index` gets a slot, and returns its slice;
+    /// `None` when the budget is spent or the run interrupted (the
+    /// property's campaign then ends).
+    pub fn acquire(&self, index: usize) -> Option<Slice> {
+        let mut state = self.state();
+        state.standings[index].waiting = true;
+        loop {
+            if interrupt::interrupted().is_some() || self.spent(&state) {
+                state.standings[index].waiting = false;
+                state.standings[index].done = true;
+                self.changed.notify_all();
+                return None;
+            }
+            self.hand_out(&mut state);
+            if state.granted[index] {
+                state.granted[index] = false;
+                let slice = self.slice_now(&mut state, index);
+                let standing = &mut state.standings[index];
+                standing.waiting = false;
+                standing.running = true;
+                return Some(slice);
+            }
+            state = (self.changed)
+                .wait_timeout(state, Duration::from_millis(200))
+                .expect("no panics while held")
+                .0;
+        }
+    }
+
+    /// Property `index` gives its slot back after a slice that brought
+    /// `result`.
+    pub fn release(&self, index: usize, result: SliceResult) {
+        let now = self.started.elapsed();
+        let mut state = self.state();
+        state.free += 1;
+        // What a slice of executions did not run goes back to the budget.
+        let granted = std::mem::take(&mut state.in_slice[index]);
+        if granted > 0 {
+            state.runs_granted =
+                state.runs_granted.saturating_sub(granted) + result.execs.min(granted);
+        }
+        let standing = &mut state.standings[index];
+        standing.running = false;
+        standing.slices += 1;
+        standing.busy += result.busy;
+        standing.execs += result.execs;
+        standing.reaches_change |= result.reaches_change;
+        let secs = result.busy.as_secs_f64().max(0.001);
+        let rate = result.new_entries as f64 / secs;
+        standing.yield_rate = if standing.slices == 1 {
+            rate
+        } else {
+            RECENT_WEIGHT * rate + (1.0 - RECENT_WEIGHT) * standing.yield_rate
+        };
+        if result.new_entries > 0 {
+            standing.last_new = Some(now);
+        }
+        self.changed.notify_all();
+    }
+
+    /// Property `index`'s campaign ended: it takes no more slots.
+    pub fn finish(&self, index: usize) {
+        let mut state = self.state();
+        let standing = &mut state.standings[index];
+        standing.done = true;
+        standing.waiting = false;
+        self.changed.notify_all();
+    }
+
+    /// Property `index`'s standing now.
+    pub fn standing(&self, index: usize) -> Standing {
+        self.state().standings[index].clone()
+    }
+
+    /// Whether the run's budget is spent.
+    fn spent(&self, state: &State) -> bool {
+        match self.total {
+            Total::Time(time) => self.started.elapsed() >= time,
+            Total::Runs(runs) => state.runs_granted >= runs,
+        }
+    }
+
+    /// Gives the free slots to the properties [`pick`] chooses.
+    fn hand_out(&self, state: &mut State) {
+        while state.free > 0 {
+            let candidates: Vec<Standing> = (state.standings.iter().zip(&state.granted))
+                .map(|(s, granted)| Standing {
+                    waiting: s.waiting && !granted,
+                    ..s.clone()
+                })
+                .collect();
+            let Some(chosen) = pick(&candidates, state.picks + 1) else {
+                return;
+            };
+            state.picks += 1;
+            state.free -= 1;
+            state.granted[chosen] = true;
+            state.standings[chosen].last_pick = state.picks;
+        }
+    }
+
+    /// The slice a property starts now: the usual one, or what is left of
+    /// the budget.
+    fn slice_now(&self, state: &mut State, index: usize) -> Slice {
+        match (self.slice, self.total) {
+            (Slice::Time(slice), Total::Time(total)) => {
+                Slice::Time(slice.min(total.saturating_sub(self.started.elapsed())))
+            }
+            (Slice::Runs(slice), Total::Runs(total)) => {
+                let runs = slice.min(total.saturating_sub(state.runs_granted));
+                state.runs_granted += runs;
+                state.in_slice[index] = runs;
+                Slice::Runs(runs)
+            }
+            (slice, _) => slice,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(slices: u32, yield_rate: f64, last_pick: u64) -> Standing {
+        Standing {
+            waiting: true,
+            slices,
+            yield_rate,
+            last_pick,
+            ..Standing::default()
+        }
+    }
+
+    #[test]
+    fn properties_that_never_ran_go_first_those_reaching_changed_code_before() {
+        let mut all = vec![
+            standing(1, 9.0, 1),
+            standing(0, 0.0, 0),
+            standing(0, 0.0, 0),
+        ];
+        assert_eq!(pick(&all, 2), Some(1));
+        all[2].reaches_change = true;
+        assert_eq!(pick(&all, 2), Some(2));
+    }
+
+    #[test]
+    fn the_most_productive_property_gets_the_slot_but_none_starves() {
+        let all = vec![
+            standing(3, 0.0, 1),
+            standing(3, 5.0, 3),
+            standing(3, 1.0, 2),
+        ];
+        assert_eq!(pick(&all, 5), Some(1), "the highest yield");
+        assert_eq!(
+            pick(&all, FLOOR_EVERY * 2),
+            Some(0),
+            "the floor: waited longest"
+        );
+        let mut changed = all.clone();
+        changed[2].reaches_change = true;
+        assert_eq!(pick(&changed, 5), Some(1), "1.0 x 4 is less than 5.0");
+        changed[2].yield_rate = 1.5;
+        assert_eq!(pick(&changed, 5), Some(2), "1.5 x 4 is more");
+    }
+
+    #[test]
+    fn running_done_and_absent_properties_are_not_picked() {
+        let mut all = vec![standing(1, 5.0, 1), standing(1, 1.0, 2)];
+        all[0].running = true;
+        assert_eq!(pick(&all, 3), Some(1));
+        all[1].done = true;
+        assert_eq!(pick(&all, 3), None);
+        assert_eq!(pick(&[], 1), None);
+    }
+
+    #[test]
+    fn slices_are_a_third_of_an_even_share_within_bounds() {
+        let minute = Total::Time(Duration::from_secs(60));
+        assert_eq!(slice_of(minute, 2, 2), Slice::Time(Duration::from_secs(20)));
+        assert_eq!(
+            slice_of(minute, 20, 2),
+            Slice::Time(MIN_SLICE),
+            "60/30 s is 2 s"
+        );
+        assert_eq!(
+            slice_of(Total::Time(Duration::from_secs(3600)), 1, 1),
+            Slice::Time(MAX_SLICE)
+        );
+        assert_eq!(slice_of(Total::Runs(600_000), 20, 2), Slice::Runs(20_000));
+    }
+
+    #[test]
+    fn an_execution_budget_is_handed_out_and_unused_runs_come_back() {
+        let schedule = Schedule::new(Total::Runs(50_000), 2, 1, &[]);
+        assert_eq!(
+            schedule.acquire(0),
+            Some(Slice::Runs(MIN_SLICE_RUNS.max(50_000 / 6)))
+        );
+        // The slice stopped early (its bug found): its unused runs return.
+        schedule.release(
+            0,
+            SliceResult {
+                execs: 100,
+                new_entries: 3,
+                busy: Duration::from_secs(1),
+                reaches_change: false,
+            },
+        );
+        assert_eq!(schedule.state().runs_granted, 100);
+        schedule.finish(0);
+        let mut total = 100;
+        while let Some(Slice::Runs(runs)) = schedule.acquire(1) {
+            total += runs;
+            schedule.release(
+                1,
+                SliceResult {
+                    execs: runs,
+                    ..SliceResult::default()
+                },
+            );
+        }
+        assert_eq!(
+            total, 50_000,
+            "every execution of the budget is given out, once"
+        );
+        assert!(schedule.standing(1).done);
+    }
+}
