@@ -7,6 +7,7 @@ use covcheck_protocol::worker::{CostProfile, Progress};
 use super::Settings;
 use super::findings::Findings;
 use super::outlet::Outlet;
+use super::schedule::Standing;
 use crate::events::{Summary, Update};
 use crate::network::Network;
 use crate::perf::{self, PerfReport, PerfSeed};
@@ -17,7 +18,7 @@ pub fn summarise(
     out: &Outlet<'_, '_>,
     (settings, findings, network): (&Settings, &Findings<'_>, Option<&Network>),
     all: Progress,
-    (workers, elapsed): (usize, std::time::Duration),
+    (workers, elapsed, standing): (usize, std::time::Duration, Option<Standing>),
     errors: usize,
 ) -> Summary {
     let mut summary = Summary {
@@ -35,8 +36,8 @@ pub fn summarise(
         bugs: findings.bugs(&all.hits),
         errors,
         elapsed,
-        slices: 0,
-        last_new: None,
+        slices: standing.as_ref().map_or(0, |s| s.slices),
+        last_new: standing.and_then(|s| s.last_new),
     };
     if let Some(network) = network {
         network_outcome(out, findings, network, &mut summary);

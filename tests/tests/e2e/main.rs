@@ -21,4 +21,5 @@ mod seed_suites;
 mod shared_memory;
 mod targeted;
 mod targets;
+mod triage;
 mod trust;

@@ -541,18 +541,15 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
     fn finish(&self, network: Option<&Network>) -> Summary {
         let all = self.totals().lanes.all();
         let errors = self.totals().errors;
-        let mut summary = conclusion::summarise(
+        let standing = self
+            .schedule
+            .map(|(schedule, index)| schedule.standing(index));
+        conclusion::summarise(
             self.out,
             (self.settings, &self.findings, network),
             all,
-            (self.workers, self.campaign_time()),
+            (self.workers, self.campaign_time(), standing),
             errors,
-        );
-        if let Some((schedule, index)) = self.schedule {
-            let standing = schedule.standing(index);
-            summary.slices = standing.slices;
-            summary.last_new = standing.last_new;
-        }
-        summary
+        )
     }
 }
