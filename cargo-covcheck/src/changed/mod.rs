@@ -1,0 +1,9 @@
+//! The lines a change touched, and the coverage counters of the test
+//! binaries that cover them: what `cargo covcheck --since <rev>` aims its
+//! campaigns at.
+//!
+//! - [`diff`]: the changed lines of the work tree since a revision.
+
+pub mod diff;
+
+pub use diff::{ChangedLines, changed_lines};
