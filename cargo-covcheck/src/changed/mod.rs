@@ -10,11 +10,11 @@
 //! reach of them ([`crate::reach::measure::corpus_reach`], on the
 //! campaigns' own build, whose counters are the campaigns') says which
 //! property to run first and which changed lines no property has run yet
-//! ([`aim`]).
+//! ([`mod@aim`]).
 //!
 //! - [`diff`]: the changed lines of the work tree since a revision.
 //! - [`counters`]: one binary's counters on them.
-//! - [`aim`]: per binary and per property, what is changed and reached.
+//! - [`mod@aim`]: per binary and per property, what is changed and reached.
 
 pub mod aim;
 pub mod counters;
