@@ -159,6 +159,80 @@ mod tests {
         assert!(!aim.is_empty());
     }
 
+    fn property(binary: &Path, name: &str) -> Property {
+        Property {
+            listing: covcheck_protocol::worker::ListedProperty {
+                test_name: name.to_string(),
+                full_path: format!("c::{name}"),
+                package: "c".to_string(),
+                seed_dir: PathBuf::new(),
+                crate_root: PathBuf::new(),
+                target_args: Vec::new(),
+                perf: false,
+            },
+            binary: crate::compile::TestBinary {
+                path: binary.to_path_buf(),
+                package_root: PathBuf::new(),
+                library_dirs: Vec::new(),
+                env: Vec::new(),
+                package_spec: "c".to_string(),
+            },
+            manifest_path: None,
+        }
+    }
+
+    fn report(pcs: &[u64], reached: &[u32]) -> ReachReport {
+        ReachReport {
+            inputs: 1,
+            reached: reached
+                .iter()
+                .map(|&counter| covcheck_protocol::worker::ReachedCounter {
+                    counter,
+                    ..Default::default()
+                })
+                .collect(),
+            pcs: pcs.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_aim_of_real_reports_on_this_binary() {
+        use super::super::counters::tests::{offset_in_this_binary, triple_changed};
+        let (binary, pc, changed, body) = triple_changed();
+        let other = offset_in_this_binary(report as fn(&[u64], &[u32]) -> ReachReport as usize);
+        // Three properties of this binary (the first sends the PC table, in
+        // which `triple` is counter 1 and this file's `report` counter 0;
+        // the third's worker failed) and one of a binary whose only
+        // property's worker failed.
+        let properties = [
+            property(&binary, "a"),
+            property(&binary, "b"),
+            property(&binary, "c"),
+            property(Path::new("/gone"), "d"),
+        ];
+        let reports = [
+            Ok(report(&[other, pc], &[0])),
+            Ok(report(&[], &[0, 1, 7])),
+            Err("died".to_string()),
+            Err("died".to_string()),
+        ];
+        let aim = aim(&properties, &reports, &changed).unwrap();
+        assert_eq!(aim.binaries.len(), 1, "{aim:?}");
+        assert_eq!(aim.of_binary(&binary).unwrap().lines[&body], [1]);
+        assert_eq!(
+            aim.reached,
+            [
+                BTreeSet::new(),
+                BTreeSet::from([1]),
+                BTreeSet::new(),
+                BTreeSet::new()
+            ]
+        );
+        let by_corpus = aim.reached_per_binary(&properties);
+        assert!(aim.unreached_lines(&by_corpus).is_empty());
+        assert_eq!(aim.unreached_lines(&HashMap::new()), [body]);
+    }
+
     #[test]
     fn a_property_reaches_only_the_changed_counters_of_its_binary() {
         let code = code(&[(3, &[10, 11])], &[]);

@@ -181,7 +181,7 @@ fn code_of(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     const LIB: &str = "\
@@ -282,34 +282,38 @@ fn parses() {
         (std::hint::black_box(x).wrapping_mul(3), line!())
     }
 
-    #[test]
-    fn the_counter_of_a_function_of_this_binary_is_on_its_changed_line() {
-        let pc = triple as fn(u32) -> (u32, u32) as usize;
-        // As the reach worker reports it: an offset into the mapped binary.
-        // SAFETY: `dladdr` only reads the dynamic linker's tables.
-        let base = unsafe {
-            let mut info: libc::Dl_info = std::mem::zeroed();
-            assert_ne!(libc::dladdr(pc as *const libc::c_void, &mut info), 0);
-            info.dli_fbase as usize
-        };
-        let pcs = [(pc - base) as u64];
+    /// This test binary, the offset of [`triple`] in it (as the reach
+    /// worker reports a counter's address), a change of its body's line,
+    /// and that line.
+    pub(in crate::changed) fn triple_changed() -> (PathBuf, u64, ChangedLines, (PathBuf, u32)) {
+        let pc = offset_in_this_binary(triple as fn(u32) -> (u32, u32) as usize);
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
         let file = canonical(&manifest.join("src/changed/counters.rs"));
         let (_, body) = triple(1);
-        let lines = BTreeMap::from([(file.clone(), BTreeSet::from([body, body + 1]))]);
+        let lines = BTreeMap::from([(file.clone(), BTreeSet::from([body]))]);
         let changed = ChangedLines::new(canonical(manifest), "base".to_string(), lines);
         let binary = std::env::current_exe().unwrap();
-        let code = changed_counters(&binary, &pcs, &changed).unwrap();
-        assert_eq!(
-            code.lines.get(&(file.clone(), body)),
-            Some(&vec![0]),
-            "{code:?}"
-        );
+        (binary, pc, changed, (file, body))
+    }
+
+    /// The offset of the code at `address` in this test binary's mapping.
+    pub(in crate::changed) fn offset_in_this_binary(address: usize) -> u64 {
+        // SAFETY: `dladdr` only reads the dynamic linker's tables.
+        let base = unsafe {
+            let mut info: libc::Dl_info = std::mem::zeroed();
+            assert_ne!(libc::dladdr(address as *const libc::c_void, &mut info), 0);
+            info.dli_fbase as usize
+        };
+        (address - base) as u64
+    }
+
+    #[test]
+    fn the_counter_of_a_function_of_this_binary_is_on_its_changed_line() {
+        let (binary, pc, changed, body) = triple_changed();
+        let code = changed_counters(&binary, &[pc], &changed).unwrap();
+        assert_eq!(code.lines.get(&body), Some(&vec![0]), "{code:?}");
         assert_eq!(code.counters, BTreeSet::from([0]));
-        assert_eq!(
-            code.unreached_lines(&HashSet::new()).first(),
-            Some(&(file, body))
-        );
+        assert_eq!(code.unreached_lines(&HashSet::new()), [body]);
         assert!(code.unreached_lines(&HashSet::from([0])).is_empty());
     }
 
