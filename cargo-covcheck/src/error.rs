@@ -6,7 +6,7 @@
 
 use std::io;
 use std::path::PathBuf;
-use std::process::ExitStatus;
+use std::process::{ExitStatus, Output};
 
 use cargo_util::{ProcessBuilder, ProcessError};
 use covcheck_protocol::seeds::{SeedError, SeedFile};
@@ -40,6 +40,9 @@ pub enum Error {
     /// `--listen` or `--join` could not set the campaign across machines up.
     #[error(transparent)]
     Network(#[from] NetworkError),
+    /// `--since` could not tell which lines the change touched.
+    #[error(transparent)]
+    Since(#[from] SinceError),
 }
 
 /// Why a campaign across machines (`--listen`, `--join`) could not start.
@@ -71,15 +74,68 @@ pub enum NetworkError {
 impl Error {
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Build(_) | Error::Junit(_) | Error::ReportFile(_) | Error::Baseline(_) => {
-                exit::USAGE
-            }
+            Error::Build(_)
+            | Error::Junit(_)
+            | Error::ReportFile(_)
+            | Error::Baseline(_)
+            | Error::Since(_) => exit::USAGE,
             Error::Discover(DiscoverError::OtherCheckout { .. }) => exit::USAGE,
             Error::Network(NetworkError::Broker { .. }) => exit::INTERNAL,
             Error::Network(_) => exit::USAGE,
             Error::Discover(_) | Error::JunitXml(_) | Error::Report(_) => exit::INTERNAL,
         }
     }
+}
+
+/// Why `--since` could not tell which lines a change touched
+/// ([`crate::changed`]): the user's to fix (exit status 2), as git is
+/// the user's own.
+#[derive(Debug, thiserror::Error)]
+pub enum SinceError {
+    /// `git rev-parse --show-toplevel` failed: `git` says why (no
+    /// repository, or one git refuses to read as the user's).
+    #[error(
+        "--since compares the work tree with a git revision, so it needs a git checkout, \
+         but {} is not in one ({git})",
+        dir.display()
+    )]
+    NotACheckout { dir: PathBuf, git: String },
+    /// The revision names no commit here; in a shallow clone, most likely
+    /// one that was not fetched.
+    #[error(
+        "--since {rev}: `{rev}` names no commit of the git repository at {}{}",
+        top.display(),
+        if *shallow {
+            ", a shallow clone that holds only the latest commits: fetch the history first \
+             (`git fetch --unshallow origin`; GitHub's actions/checkout fetches one commit \
+             unless given `fetch-depth: 0`)"
+        } else {
+            "; if it is a remote's branch, fetch it first (`git fetch origin`)"
+        }
+    )]
+    UnknownRevision {
+        rev: String,
+        top: PathBuf,
+        shallow: bool,
+    },
+    /// `rev` and the checked-out commit have no common ancestor in a
+    /// shallow clone: the history between them was not fetched.
+    #[error(
+        "--since {rev}: this shallow clone of {} does not hold the commit where HEAD \
+         branched off `{rev}`: fetch the history first (`git fetch --unshallow origin`; \
+         GitHub's actions/checkout fetches one commit unless given `fetch-depth: 0`)",
+        top.display()
+    )]
+    NoMergeBase { rev: String, top: PathBuf },
+    /// Git did not start: the command line and why.
+    #[error("--since needs git, which did not start: {0}")]
+    GitNotStarted(ProcessFailure),
+    /// Git failed: the command line, its exit status and its stderr.
+    #[error("--since: {0}")]
+    Git(ProcessFailure),
+    /// `git diff` printed what covcheck cannot read (a line of it).
+    #[error("--since: cannot read this line of `git diff`: {0}")]
+    UnreadableDiff(String),
 }
 
 /// A file that could not be written.
@@ -109,8 +165,27 @@ impl ProcessFailure {
 
     /// `process` ended with `status`, which is not success.
     pub fn exited(process: &ProcessBuilder, status: ExitStatus) -> ProcessFailure {
+        ProcessFailure::ended(process, status, None)
+    }
+
+    /// `process` ended with `output.status`, which is not success, having
+    /// printed `output.stderr` (its stdout, data for covcheck, is left out).
+    pub fn failed(process: &ProcessBuilder, output: &Output) -> ProcessFailure {
+        let stderr = Output {
+            status: output.status,
+            stdout: Vec::new(),
+            stderr: output.stderr.clone(),
+        };
+        ProcessFailure::ended(process, output.status, Some(&stderr))
+    }
+
+    fn ended(
+        process: &ProcessBuilder,
+        status: ExitStatus,
+        output: Option<&Output>,
+    ) -> ProcessFailure {
         let message = format!("process didn't exit successfully: {process}");
-        ProcessFailure(ProcessError::new(&message, Some(status), None).into())
+        ProcessFailure(ProcessError::new(&message, Some(status), output).into())
     }
 }
 
@@ -426,6 +501,14 @@ mod tests {
             ProcessFailure::exited(&process, status).to_string(),
             "process didn't exit successfully: `sh -c 'exit 3'` (exit status: 3)"
         );
+        let mut talking = ProcessBuilder::new("sh");
+        talking.args(&["-c", "echo data; echo why >&2; exit 4"]);
+        let output = talking.output().unwrap();
+        assert_eq!(
+            ProcessFailure::failed(&talking, &output).to_string(),
+            "process didn't exit successfully: `sh -c 'echo data; echo why >&2; exit 4'` \
+             (exit status: 4)\n--- stderr\nwhy\n"
+        );
         let refused = io::Error::from(io::ErrorKind::PermissionDenied);
         assert_eq!(
             ProcessFailure::not_started(&process, refused).to_string(),
@@ -464,6 +547,11 @@ mod tests {
             "{other_checkout}"
         );
         assert_eq!(Error::from(other_checkout).exit_code(), exit::USAGE);
+        let since = SinceError::NotACheckout {
+            dir: PathBuf::from("/src/x"),
+            git: "fatal: not a git repository".to_string(),
+        };
+        assert_eq!(Error::from(since).exit_code(), exit::USAGE);
     }
 
     #[test]

@@ -17,6 +17,9 @@
 //! seed as a test case, on the normal build), with [`suite_reach`]
 //! between them.
 //!
+//! `--since <rev>` aims the campaigns at what a change touched: its lines,
+//! and the coverage counters on them ([`changed`]).
+//!
 //! What can go wrong is typed in [`error`], and each way a command ends has
 //! its documented exit status in [`exit`].
 //!
@@ -26,6 +29,8 @@
 
 #[cfg(target_os = "linux")]
 pub mod atomic;
+#[cfg(target_os = "linux")]
+pub mod changed;
 pub mod cli;
 #[cfg(target_os = "linux")]
 pub mod cmd;

@@ -3,18 +3,12 @@
 //! `<target-dir>/covcheck/report/`.
 //!
 //! Each property's corpus cache and seeds run once in a reach worker on the
-//! instrumented build ([`WorkerMode::Reach`]), in its coverage flavour
+//! instrumented build ([`crate::reach::measure`]), in its coverage flavour
 //! ([`Build::Coverage`]: functions no test calls are kept, so that they
 //! show as not reached); the first property of each
 //! test binary also sends the binary's PC table, which [`crate::reach`]
 //! symbolises into source lines. The plots come from the series every
 //! campaign records as it runs.
-
-use std::collections::HashSet;
-use std::path::PathBuf;
-use std::sync::mpsc::Sender;
-
-use covcheck_protocol::worker::{ReachReport, WorkerMode};
 
 use crate::cli::ReportArgs;
 use crate::compile::{Build, Plan};
@@ -23,9 +17,10 @@ use crate::error::Error;
 use crate::events::CoverageWritten;
 use crate::exit::Outcome;
 use crate::reach::collect::{Measured, collect};
+use crate::reach::measure::corpus_reach;
 use crate::reach::model::Baseline;
 use crate::report::{Event, Reporter};
-use crate::supervise::{Settings, pool, run_worker, tool_request};
+use crate::supervise::{Settings, pool};
 
 pub fn run(args: &ReportArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error> {
     let filter = Filter {
@@ -61,10 +56,8 @@ fn write_report(
         rss_limit_mb: args.limits.rss_limit_mb,
         ..Settings::for_tools(plan.covcheck_dir.clone())
     };
-    let with_pcs = first_of_each_binary(properties);
     let jobs = pool::jobs(args.jobs, properties.len());
-    let measure = |n, property, _: &Sender<()>| reach(property, &settings, with_pcs.contains(&n));
-    let results = pool::in_parallel(jobs, properties, measure, |()| {});
+    let results = corpus_reach(properties, &settings, jobs);
     let mut failed = Vec::new();
     let mut reached = Vec::new();
     for (property, result) in properties.iter().zip(results) {
@@ -98,38 +91,4 @@ fn write_report(
     };
     reporter.report(Event::CoverageWritten(&written));
     Ok(Outcome::of(false, !written.failed.is_empty()))
-}
-
-/// The index of the first property of each test binary: it sends the PC
-/// table, the same for every property of the binary.
-fn first_of_each_binary(properties: &[Property]) -> HashSet<usize> {
-    let mut seen: HashSet<&PathBuf> = HashSet::new();
-    properties
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| seen.insert(&p.binary.path))
-        .map(|(n, _)| n)
-        .collect()
-}
-
-/// Runs the reach worker of one property.
-fn reach(property: &Property, settings: &Settings, pcs: bool) -> Result<ReachReport, String> {
-    let (work, config) = tool_request(property, settings, WorkerMode::Reach { pcs });
-    let outcome =
-        run_worker(property, &work, &config, settings, |_| {}).map_err(|e| e.to_string())?;
-    if let Some(report) = outcome.reached {
-        return Ok(*report);
-    }
-    if let Some(error) = outcome.errors.into_iter().next() {
-        return Err(error.to_string());
-    }
-    Err(match outcome.death {
-        Some(death) => format!(
-            "an input of its corpus or seeds ended the worker ({}: {}); run \
-             `cargo covcheck minimize` to find it",
-            death.kind.describe(),
-            death.detail
-        ),
-        None => "its worker ended without a report".to_string(),
-    })
 }

@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 use covcheck_protocol::worker::ReachReport;
 
 use super::functions::{self, Functions, ReachedBy};
+use super::measure::{by_binary, pc_table};
 use super::model::{
     Baseline, CoverageReport, FunctionCoverage, LineCoverage, PropertyCoverage, SourceFile,
 };
 use super::series::{read_series, series_path};
 use super::source_lines::{self, Sources, Spans};
-use super::symbols::{Block, Symbolizer, spread_panic_paths};
+use super::symbols::{self, Block};
 use crate::discover::Property;
 
 /// What the report is collected from.
@@ -77,12 +78,9 @@ pub fn collect(measured: Measured<'_>) -> Result<CoverageReport, String> {
     let mut lines: Lines = BTreeMap::new();
     let mut functions: Functions = BTreeMap::new();
     let mut sources = Sources::default();
+    let reports: Vec<Option<&ReachReport>> = measured.reached.iter().map(Option::as_ref).collect();
     for (binary, members) in by_binary(measured.properties) {
-        let Some(pcs) = members
-            .iter()
-            .find_map(|&n| measured.reached[n].as_ref().filter(|r| !r.pcs.is_empty()))
-            .map(|r| &r.pcs)
-        else {
+        let Some(pcs) = pc_table(&members, &reports) else {
             continue;
         };
         let mut blocks = locate(&binary, pcs, &measured)?;
@@ -94,37 +92,10 @@ pub fn collect(measured: Measured<'_>) -> Result<CoverageReport, String> {
     Ok(model(measured, lines, functions))
 }
 
-/// Properties by test binary, in order.
-fn by_binary(properties: &[Property]) -> BTreeMap<PathBuf, Vec<usize>> {
-    let mut binaries: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
-    for (n, property) in properties.iter().enumerate() {
-        binaries
-            .entry(property.binary.path.clone())
-            .or_default()
-            .push(n);
-    }
-    binaries
-}
-
 /// Each counter's block: its lines in files under test (none if it has
 /// code in no such file) and whether it only leads to a panic.
 fn locate(binary: &Path, pcs: &[u64], measured: &Measured<'_>) -> Result<Vec<Block>, String> {
-    let symbolizer = Symbolizer::open(binary)?;
-    let mut cache: HashMap<PathBuf, bool> = HashMap::new();
-    let mut wanted = |file: &Path| {
-        *cache
-            .entry(file.to_path_buf())
-            .or_insert_with(|| under_test(file, measured))
-    };
-    // A block ends where the next one starts (or with its function).
-    let mut starts: Vec<u64> = pcs.to_vec();
-    starts.sort_unstable();
-    let next_of = |pc: u64| starts.get(starts.partition_point(|&s| s <= pc)).copied();
-    let mut blocks: Vec<Block> = pcs
-        .iter()
-        .map(|&pc| symbolizer.block(pc, next_of(pc), &mut wanted))
-        .collect();
-    spread_panic_paths(pcs, &mut blocks);
+    let mut blocks = symbols::locate(binary, pcs, |file| under_test(file, measured))?;
     for block in &mut blocks {
         block.panic_path &= !measured.count_panic_paths;
     }

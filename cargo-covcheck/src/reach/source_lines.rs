@@ -119,8 +119,6 @@ impl Spans {
         spans
     }
 
-    /// The lines after the first of `span`, up to its last (`to_end`) or
-    /// the one before: a macro call's closing line is no line of LLVM's.
     /// Whether `line` is in a `#[test]` function: test code, which no
     /// property is meant to reach.
     pub fn in_test(&self, line: u32) -> bool {
@@ -129,6 +127,15 @@ impl Spans {
             .any(|&(first, last)| (first..=last).contains(&line))
     }
 
+    /// Whether `line`, where it holds no code of its own, is part of the
+    /// statement of the line with code before it (a field of a multi-line
+    /// struct literal, an argument of a multi-line call, ...).
+    pub fn continues_before(&self, line: u32) -> bool {
+        self.anchors.get(&line) == Some(&Anchor::Before)
+    }
+
+    /// The lines after the first of `span`, up to its last (`to_end`) or
+    /// the one before: a macro call's closing line is no line of LLVM's.
     fn continues(&mut self, span: proc_macro2::Span, to_end: bool) {
         let end = span.end().line + usize::from(to_end);
         for line in span.start().line + 1..end {

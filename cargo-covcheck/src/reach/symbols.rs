@@ -37,6 +37,34 @@ pub struct Block {
     pub jumps_to: Option<u64>,
 }
 
+/// Each counter's block in `binary`, in the order of `pcs` (the counters'
+/// code offsets, as the reach worker reports them): a block ends where the
+/// next one starts, or with its function. `wanted` says whether a source
+/// file is one to show (asked once per file). An error names a binary
+/// whose debug information cannot be read.
+pub fn locate(
+    binary: &Path,
+    pcs: &[u64],
+    wanted: impl Fn(&Path) -> bool,
+) -> Result<Vec<Block>, String> {
+    let symbolizer = Symbolizer::open(binary)?;
+    let mut cache: HashMap<PathBuf, bool> = HashMap::new();
+    let mut wanted = |file: &Path| {
+        *cache
+            .entry(file.to_path_buf())
+            .or_insert_with(|| wanted(file))
+    };
+    let mut starts: Vec<u64> = pcs.to_vec();
+    starts.sort_unstable();
+    let next_of = |pc: u64| starts.get(starts.partition_point(|&s| s <= pc)).copied();
+    let mut blocks: Vec<Block> = pcs
+        .iter()
+        .map(|&pc| symbolizer.block(pc, next_of(pc), &mut wanted))
+        .collect();
+    spread_panic_paths(pcs, &mut blocks);
+    Ok(blocks)
+}
+
 /// Reads one test binary's debug information and code.
 pub struct Symbolizer {
     loader: addr2line::Loader,
