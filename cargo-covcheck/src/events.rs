@@ -59,8 +59,14 @@ pub enum Event<'a> {
         property: &'a Property,
         update: Update,
     },
+    /// `run --since`: what the change touched and which properties'
+    /// corpora reach it, before the campaigns start.
+    Aimed(&'a ChangeReach),
     /// `run`: every campaign ended (or the run was interrupted).
     CampaignsFinished(&'a RunSummary<'a>),
+    /// `run --since`: the changed lines no property reached, after the
+    /// campaigns.
+    ChangeReached(&'a ChangeReach),
     /// `minimize`: one property's suite, measured and (with `--save`) kept.
     Minimized(&'a PropertyMinimized<'a>),
     /// `replay`: a seed ran (properties replay in parallel).
@@ -167,6 +173,23 @@ pub struct Summary {
     pub targets: Vec<TargetBest>,
     /// Performance mode's conclusions; `None` in other campaigns.
     pub perf: Option<Box<PerfReport>>,
+}
+
+/// What a change touched and what reached it (`run --since`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChangeReach {
+    /// The commit the working tree was compared with, and the checkout's
+    /// top directory (the lines' paths are shown relative to it).
+    pub base: String,
+    pub top: PathBuf,
+    /// Lines changed, and those of them with code in a test binary.
+    pub changed: usize,
+    pub with_code: usize,
+    /// The properties whose corpus reached changed code before the run.
+    pub reaching: Vec<String>,
+    /// The changed lines with code that no property reached (after the
+    /// campaigns; empty before).
+    pub unreached: Vec<(PathBuf, u32)>,
 }
 
 /// One distinct failure of a campaign and how often it was hit.

@@ -125,6 +125,17 @@ pub enum Message {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         last_new_ms: Option<u64>,
     },
+    /// `--since`: what the change touched, after the campaigns: its lines
+    /// with code, the properties whose corpus reached them before the run,
+    /// and the changed lines with code no property reached.
+    Change {
+        /// The commit the working tree was compared with.
+        base: String,
+        changed_lines: usize,
+        lines_with_code: usize,
+        reaching: Vec<String>,
+        unreached: Vec<SourceLine>,
+    },
     /// The run was cut short by a signal (the last line).
     Interrupted { signal: String },
     /// `cargo covcheck report`: how much of the packages under test one
@@ -291,6 +302,13 @@ pub struct Progress {
     /// from a seed) was hit again; absent when none was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hits: Vec<FailureHits>,
+}
+
+/// A line of a source file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceLine {
+    pub file: PathBuf,
+    pub line: u32,
 }
 
 /// One distinct failure of a campaign: its kind, location and call path
@@ -555,7 +573,8 @@ impl Message {
             Message::Interrupted { .. }
             | Message::Report { .. }
             | Message::Replayed { .. }
-            | Message::Junit { .. } => None,
+            | Message::Junit { .. }
+            | Message::Change { .. } => None,
         }
     }
 

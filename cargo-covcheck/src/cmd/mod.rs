@@ -9,6 +9,7 @@ pub mod minimize;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod since;
 
 use crate::cli::BuildArgs;
 use crate::compile::{self, Build, Plan};

@@ -17,6 +17,8 @@ use crate::supervise::schedule::{Schedule, Total};
 use crate::supervise::{self, Settings, pool};
 use crate::{interrupt, literals};
 
+use super::since;
+
 /// Time per property when neither `--time` nor `--runs` is given.
 const DEFAULT_TIME: Duration = Duration::from_secs(60);
 
@@ -25,7 +27,11 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         text: args.filter.as_deref(),
         exact: args.exact,
     };
-    let (plan, properties) = build_and_discover(args, filter, reporter)?;
+    // Read before the build: a wrong revision is known at once.
+    let change = (args.since.as_deref())
+        .map(|rev| since::read_change(rev, args.build.manifest_path.as_deref()))
+        .transpose()?;
+    let (plan, mut properties) = build_and_discover(args, filter, reporter)?;
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }
@@ -46,8 +52,20 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     if let Some(capped) = capped {
         reporter.report(Event::Warning(capped));
     }
+    let aim = match &change {
+        Some(change) => {
+            let aim = since::aim_at(change, &mut properties, &settings, workers)?;
+            reporter.report(Event::Aimed(&since::aimed(change, &aim, &properties)));
+            Some(aim)
+        }
+        None => None,
+    };
+    let focus = since::focus(aim.as_ref(), &properties);
     let per_property = pool::workers_per_item(workers, properties.len());
-    let schedule = shared_budget(args, &mut settings, properties.len(), workers);
+    let reaching: Vec<bool> = (aim.iter())
+        .flat_map(|a| a.reached.iter().map(|r| !r.is_empty()))
+        .collect();
+    let schedule = shared_budget(args, &mut settings, properties.len(), workers, &reaching);
     let started = std::time::Instant::now();
     reporter.report(Event::CampaignsStarting {
         properties: properties.len(),
@@ -74,7 +92,7 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
             let seat = Seat {
                 sharing,
                 schedule: schedule.as_ref(),
-                focus: &[],
+                focus: &focus[index],
             };
             supervise::run_property(index, property, &settings, workers, seat, events)
         },
@@ -89,6 +107,11 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         interrupted: interrupt::interrupted(),
     };
     reporter.report(Event::CampaignsFinished(&summary));
+    if let (Some(change), Some(aim), None) = (&change, &aim, summary.interrupted) {
+        let measure = (&args.build, filter, &settings, workers);
+        let reach = since::reach_of_change(change, aim, &properties, measure, reporter)?;
+        reporter.report(Event::ChangeReached(&reach));
+    }
     if let Some(path) = &args.junit {
         let xml = crate::report::junit::campaign_xml(&summary, started.elapsed())?;
         crate::atomic::write_atomically(path, xml.as_bytes()).map_err(Error::Junit)?;
@@ -118,6 +141,7 @@ fn shared_budget(
     settings: &mut Settings,
     properties: usize,
     workers: usize,
+    reaching_change: &[bool],
 ) -> Option<Schedule> {
     let total = match (args.time_total, args.runs_total) {
         (Some(time), _) => Total::Time(time),
@@ -132,7 +156,7 @@ fn shared_budget(
         return None;
     }
     (settings.time, settings.runs) = (None, None);
-    Some(Schedule::new(total, properties, workers, &[]))
+    Some(Schedule::new(total, properties, workers, reaching_change))
 }
 
 /// The properties to run, each from the build its mode needs: with

@@ -79,6 +79,8 @@ impl Reporter for HumanReporter {
                 }
             }
             Event::CampaignsFinished(summary) => eprintln!("{}", text::summary_table(summary)),
+            Event::Aimed(change) => eprintln!("{}", text::aimed(change)),
+            Event::ChangeReached(change) => eprintln!("{}", text::change_reached(change)),
             Event::Minimized(minimized) => print!("{}", minimize::block(minimized)),
             Event::SeedReplayed { property, seed } => {
                 println!("{}", replay::verdict(property, &seed));

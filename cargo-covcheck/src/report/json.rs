@@ -9,7 +9,7 @@
 //! `covcheck_protocol::worker` keeps beside them), and so do this crate's
 //! results (a minimized suite, a replay's summary).
 
-use covcheck_protocol::messages::{self, LeftOut, Message, SavedSeeds, SuiteFate};
+use covcheck_protocol::messages::{self, LeftOut, Message, SavedSeeds, SourceLine, SuiteFate};
 use covcheck_protocol::worker::MinimizeReport;
 
 use super::{HumanReporter, Reporter, text};
@@ -120,6 +120,18 @@ pub fn messages(event: Event<'_>) -> Result<Vec<Message>, Box<Event<'_>>> {
             };
             reached.chain(failed).chain([report]).collect()
         }
+        Event::ChangeReached(change) => vec![Message::Change {
+            base: change.base.clone(),
+            changed_lines: change.changed,
+            lines_with_code: change.with_code,
+            reaching: change.reaching.clone(),
+            unreached: (change.unreached.iter())
+                .map(|(file, line)| SourceLine {
+                    file: file.clone(),
+                    line: *line,
+                })
+                .collect(),
+        }],
         // The status line of people: the messages carry its numbers.
         Event::CampaignsStarting { .. } => Vec::new(),
         note @ (Event::NothingMatched { .. }
@@ -127,7 +139,8 @@ pub fn messages(event: Event<'_>) -> Result<Vec<Message>, Box<Event<'_>>> {
         | Event::Warning(_)
         | Event::EngineDamaged(_)
         | Event::EngineBuilding { .. }
-        | Event::Network(_)) => return Err(Box::new(note)),
+        | Event::Network(_)
+        | Event::Aimed(_)) => return Err(Box::new(note)),
     })
 }
 

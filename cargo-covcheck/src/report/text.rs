@@ -9,7 +9,7 @@ use covcheck_protocol::worker::{FailureKind, Finding, Progress, TargetBest, Toke
 
 use crate::discover::Property;
 use crate::error::SeedNotSaved;
-use crate::events::{BugCount, Reported, RunSummary, Summary};
+use crate::events::{BugCount, ChangeReach, Reported, RunSummary, Summary};
 use crate::interrupt;
 use crate::network::{FoundElsewhere, Network};
 
@@ -199,6 +199,89 @@ pub fn resumed(read: usize, kept: usize) -> String {
 }
 
 /// A joining machine lost its hub.
+/// `--since`: what the change touched, before the campaigns.
+pub fn aimed(change: &ChangeReach) -> String {
+    let base: String = change.base.chars().take(12).collect();
+    let reach = match change.reaching.as_slice() {
+        [] if change.with_code == 0 => {
+            "no test binary has code on them: nothing to aim at".to_string()
+        }
+        [] => "no property's corpus reaches them yet: the properties share the time as \
+               usual, and any that reaches them is favoured"
+            .to_string(),
+        reaching => format!(
+            "the corpus of {} reaches them, which {} first: {}",
+            properties(reaching.len()),
+            if reaching.len() == 1 { "runs" } else { "run" },
+            reaching.join(", ")
+        ),
+    };
+    format!(
+        "covcheck: since {base}: {} changed, {} with code; {reach}",
+        lines(change.changed),
+        change.with_code
+    )
+}
+
+/// `--since`: the changed lines no property reached, after the campaigns.
+pub fn change_reached(change: &ChangeReach) -> String {
+    if change.with_code == 0 {
+        return "No changed line has code in a test binary.".to_string();
+    }
+    if change.unreached.is_empty() {
+        return format!(
+            "Every changed line with code ({}) was reached by a property.",
+            change.with_code
+        );
+    }
+    let mut text = format!(
+        "Changed lines no property reached ({} of {} with code): write a property for them\n",
+        change.unreached.len(),
+        change.with_code
+    );
+    let mut by_file: Vec<(&Path, Vec<u32>)> = Vec::new();
+    for (file, line) in &change.unreached {
+        match by_file.last_mut() {
+            Some((f, lines)) if *f == file.as_path() => lines.push(*line),
+            _ => by_file.push((file, vec![*line])),
+        }
+    }
+    for (file, lines) in by_file {
+        let shown = file.strip_prefix(&change.top).unwrap_or(file);
+        text.push_str(&format!("  {}: {}\n", shown.display(), line_ranges(&lines)));
+    }
+    text
+}
+
+/// `lines` (ascending) as ranges: `3, 5-7, 10`.
+fn line_ranges(lines: &[u32]) -> String {
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for &line in lines {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == line => *end = line,
+            _ => ranges.push((line, line)),
+        }
+    }
+    (ranges.iter())
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn lines(count: usize) -> String {
+    if count == 1 {
+        "1 line".to_string()
+    } else {
+        format!("{count} lines")
+    }
+}
+
 /// A failure seed that still fails before the campaign starts.
 pub fn known_failure(seed: &Path, location: &str) -> String {
     format!(

@@ -163,6 +163,10 @@ struct State {
     granted: Vec<bool>,
     /// The executions of each property's running slice (`--runs-total`).
     in_slice: Vec<u64>,
+    /// Each property asked for its first slot (or ended): slots are
+    /// handed out only once all have, so that the first pick does not go
+    /// to whichever campaign's thread happened to start first.
+    arrived: Vec<bool>,
 }
 
 impl Schedule {
@@ -187,6 +191,7 @@ impl Schedule {
                 runs_granted: 0,
                 granted: vec![false; properties],
                 in_slice: vec![0; properties],
+                arrived: vec![false; properties],
             }),
             changed: Condvar::new(),
         }
@@ -202,6 +207,7 @@ impl Schedule {
     pub fn acquire(&self, index: usize) -> Option<Slice> {
         let mut state = self.state();
         state.standings[index].waiting = true;
+        state.arrived[index] = true;
         loop {
             if interrupt::interrupted().is_some() || self.spent(&state) {
                 state.standings[index].waiting = false;
@@ -239,6 +245,9 @@ impl Schedule {
         }
         let standing = &mut state.standings[index];
         standing.running = false;
+        // It asks again at once unless its campaign ends ([`Schedule::finish`]):
+        // the slot it frees may go to it again.
+        standing.waiting = true;
         standing.slices += 1;
         standing.busy += result.busy;
         standing.execs += result.execs;
@@ -259,6 +268,11 @@ impl Schedule {
     /// Property `index`'s campaign ended: it takes no more slots.
     pub fn finish(&self, index: usize) {
         let mut state = self.state();
+        state.arrived[index] = true;
+        if std::mem::take(&mut state.granted[index]) {
+            // Picked as it ended: the slot goes to another.
+            state.free += 1;
+        }
         let standing = &mut state.standings[index];
         standing.done = true;
         standing.waiting = false;
@@ -280,6 +294,9 @@ impl Schedule {
 
     /// Gives the free slots to the properties [`pick`] chooses.
     fn hand_out(&self, state: &mut State) {
+        if !state.arrived.iter().all(|a| *a) {
+            return;
+        }
         while state.free > 0 {
             let candidates: Vec<Standing> = (state.standings.iter().zip(&state.granted))
                 .map(|(s, granted)| Standing {
@@ -388,39 +405,40 @@ mod tests {
     }
 
     #[test]
-    fn an_execution_budget_is_handed_out_and_unused_runs_come_back() {
+    fn an_execution_budget_is_handed_out_once_and_unused_runs_come_back() {
         let schedule = Schedule::new(Total::Runs(50_000), 2, 1, &[]);
-        assert_eq!(
-            schedule.acquire(0),
-            Some(Slice::Runs(MIN_SLICE_RUNS.max(50_000 / 6)))
-        );
-        // The slice stopped early (its bug found): its unused runs return.
-        schedule.release(
-            0,
-            SliceResult {
-                execs: 100,
-                new_entries: 3,
-                busy: Duration::from_secs(1),
-                reaches_change: false,
-            },
-        );
-        assert_eq!(schedule.state().runs_granted, 100);
-        schedule.finish(0);
-        let mut total = 100;
-        while let Some(Slice::Runs(runs)) = schedule.acquire(1) {
-            total += runs;
-            schedule.release(
-                1,
-                SliceResult {
-                    execs: runs,
-                    ..SliceResult::default()
-                },
-            );
-        }
-        assert_eq!(
-            total, 50_000,
-            "every execution of the budget is given out, once"
-        );
-        assert!(schedule.standing(1).done);
+        let spent = |result: SliceResult| result.execs;
+        let (early, late) = std::thread::scope(|scope| {
+            // Property 0 finds its bug early in its first slice: what it
+            // did not run goes back to the budget.
+            let early = scope.spawn(|| {
+                let slice = schedule.acquire(0);
+                let result = SliceResult {
+                    execs: 100,
+                    new_entries: 3,
+                    busy: Duration::from_secs(1),
+                    reaches_change: false,
+                };
+                schedule.release(0, result);
+                schedule.finish(0);
+                (slice, spent(result))
+            });
+            let late = scope.spawn(|| {
+                let mut ran = 0;
+                while let Some(Slice::Runs(runs)) = schedule.acquire(1) {
+                    ran += runs;
+                    let result = SliceResult {
+                        execs: runs,
+                        ..SliceResult::default()
+                    };
+                    schedule.release(1, result);
+                }
+                ran
+            });
+            (early.join().unwrap(), late.join().unwrap())
+        });
+        assert_eq!(early.0, Some(Slice::Runs(50_000 / 6)));
+        assert_eq!(early.1 + late, 50_000, "every execution given out, once");
+        assert!(schedule.standing(1).done && schedule.standing(0).done);
     }
 }

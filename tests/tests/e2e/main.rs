@@ -19,6 +19,7 @@ mod reliability;
 mod scaling;
 mod seed_suites;
 mod shared_memory;
+mod since;
 mod targeted;
 mod targets;
 mod triage;
