@@ -346,20 +346,23 @@ pub struct RunArgs {
         value_parser = parse_duration,
         value_name = "DURATION",
         allow_hyphen_values = true,
-        conflicts_with_all = ["time", "runs", "runs_total"]
+        conflicts_with_all = ["time", "runs", "runs_total", "listen", "join"]
     )]
     pub time_total: Option<Duration>,
     /// One execution budget for the whole run, shared as --time-total
-    /// shares time (repeatable with --seed and -j 1).
+    /// shares time, by new coverage per execution (repeatable with --seed
+    /// and -j 1).
     #[arg(
         long,
         value_name = "N",
         value_parser = clap::value_parser!(u64).range(1..),
-        conflicts_with_all = ["time", "runs"]
+        conflicts_with_all = ["time", "runs", "listen", "join"]
     )]
     pub runs_total: Option<u64>,
     /// Aim the run at what changed since git revision REV (a branch, tag or
-    /// commit; `git diff REV` of the working tree): the properties whose
+    /// commit): the working tree against where it left REV (`git diff
+    /// $(git merge-base REV HEAD)`), so that `--since origin/main` on a
+    /// branch is the branch's own change. The properties whose
     /// corpus reaches changed lines get the time first (with a total
     /// budget), their inputs that run changed code are mutated first, and
     /// the summary lists the changed lines no property reached. Needs a

@@ -83,6 +83,22 @@ impl Examples {
         &self.root
     }
 
+    /// Where the examples are built.
+    pub fn target_dir(&self) -> &Path {
+        &self.target_dir
+    }
+
+    /// The built `cargo-covcheck`.
+    pub fn covcheck(&self) -> &Path {
+        &self.covcheck
+    }
+
+    /// A measuring `cargo covcheck` on the crate at `manifest`
+    /// ([`measure::measuring_command_on`]).
+    pub fn measuring_command(&self, manifest: &Path, seed: u64, jobs: usize) -> Command {
+        measure::measuring_command_on(&self.covcheck, manifest, &self.target_dir, seed, jobs)
+    }
+
     /// Builds `cargo covcheck`; the examples' builds go to `examples/` in
     /// the workspace's target directory.
     pub fn build() -> Result<Examples, String> {

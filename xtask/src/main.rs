@@ -11,6 +11,7 @@ mod perf;
 mod report_bench;
 mod scale;
 mod stats;
+mod suite;
 mod target;
 
 use std::process::{Command, ExitCode};
@@ -49,6 +50,11 @@ chores:
              [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE]
              [--only TARGET[,TARGET..]] [--tools TOOL[,TOOL..]: of covcheck,
              covcheck-campaign, proptest, quickcheck, libfuzzer]
+  suite      what one budget for a suite is worth: examples/suite under --time-total
+             against an even split of the same budget (bugs found, time to the last one),
+             and a generated 20-property repository whose last commit adds a bug, the same
+             budget with and without --since HEAD~1 (time to the bug)
+             [--seeds N (5)] [--time SECS (60)] [--jobs N (2)] [--only-shared | --only-since]
   report-bench
              time of `cargo covcheck report` on a generated crate with 20 properties
              and 10,000 corpus entries
@@ -89,6 +95,7 @@ fn main() -> ExitCode {
         "perf" => report(perf::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "scale" => report(scale::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "report-bench" => report(report_bench::main()),
+        "suite" => report(suite::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "report-vs-llvm-cov" => report(llvm_cov::main(
             &std::env::args().skip(2).collect::<Vec<_>>(),
             workspace_root(),

@@ -83,7 +83,8 @@ pub struct Standing {
     pub slices: u32,
     pub busy: Duration,
     pub execs: u64,
-    /// New corpus entries per second, recent slices weighing most.
+    /// New corpus entries per second (per thousand executions of an
+    /// execution budget), recent slices weighing most.
     pub yield_rate: f64,
     /// Its corpus reaches changed code.
     pub reaches_change: bool,
@@ -252,8 +253,13 @@ impl Schedule {
         standing.busy += result.busy;
         standing.execs += result.execs;
         standing.reaches_change |= result.reaches_change;
-        let secs = result.busy.as_secs_f64().max(0.001);
-        let rate = result.new_entries as f64 / secs;
+        // Per second of a time budget; per thousand executions of an
+        // execution budget, so that its schedule does not depend on the
+        // machine's speed.
+        let rate = match self.total {
+            Total::Time(_) => result.new_entries as f64 / result.busy.as_secs_f64().max(0.001),
+            Total::Runs(_) => result.new_entries as f64 * 1000.0 / result.execs.max(1) as f64,
+        };
         standing.yield_rate = if standing.slices == 1 {
             rate
         } else {

@@ -27,6 +27,8 @@ fn tag(message: &Message) -> &'static str {
         Message::SeedCoverage { .. } => "seed-coverage",
         Message::Replayed { .. } => "replayed",
         Message::Junit { .. } => "junit",
+        Message::KnownFailure { .. } => "known-failure",
+        Message::Change { .. } => "change",
     }
 }
 
@@ -68,6 +70,7 @@ fn finding(kind: FailureKind) -> Finding {
         shrink_note: None,
         flaky: false,
         size: Some(4096),
+        call_path: 0x3f2a_91c0_55d1_0e77,
     }
 }
 
@@ -131,8 +134,18 @@ fn examples() -> Vec<Message> {
                     points: vec![point],
                     costliest: Some(costliest.clone()),
                 }),
+                hits: vec![FailureHits {
+                    location: "src/lib.rs:49:9".into(),
+                    call_path: 0x3f2a_91c0_55d1_0e77,
+                    hits: 1203,
+                }],
             },
             workers: 2,
+        },
+        Message::KnownFailure {
+            property: property(),
+            seed: seed("0c8ca863b3f69fa5"),
+            location: "src/lib.rs:49:9".into(),
         },
         Message::WorkerDied {
             property: property(),
@@ -180,6 +193,27 @@ fn examples() -> Vec<Message> {
                     "/target/covcheck/perf/demo.demo..tests..parses.svg",
                 )),
             }),
+            failures: vec![DistinctFailure {
+                kind: FailureKind::Panic,
+                location: "src/lib.rs:49:9".into(),
+                call_path: 0x3f2a_91c0_55d1_0e77,
+                message: "assertion `left != right` failed".into(),
+                hits: 1204,
+                seed: Some(seed("0c8ca863b3f69fa5")),
+                known: false,
+            }],
+            slices: 7,
+            last_new_ms: Some(41_300),
+        },
+        Message::Change {
+            base: "4be43f8a0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f".into(),
+            changed_lines: 12,
+            lines_with_code: 4,
+            reaching: vec![P.into()],
+            unreached: vec![SourceLine {
+                file: PathBuf::from("/src/demo/src/scale.rs"),
+                line: 16,
+            }],
         },
         Message::Interrupted {
             signal: "SIGINT".into(),

@@ -328,6 +328,7 @@ mod tests {
             shrink_note: None,
             flaky: false,
             size: Some(4096),
+            path: 0,
         };
         let wire = serde_json::to_string(&finding).unwrap();
         let stable = serde_json::to_string(&messages::Finding::from(finding)).unwrap();

@@ -42,7 +42,7 @@ pub struct Progress {
     pub focus: Vec<u32>,
     /// Where its size steps stand, from 0 (the smallest size bound) to 1
     /// (the full size): a worker that continues the campaign starts there.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub size_step: f64,
 }
 
@@ -58,6 +58,10 @@ pub struct FailureHits {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_zero_f64(n: &f64) -> bool {
+    *n == 0.0
 }
 
 impl Progress {
@@ -512,6 +516,9 @@ mod tests {
                     args: vec![("v".into(), "[1]".into())],
                 }),
             }),
+            hits: Vec::new(),
+            focus: Vec::new(),
+            size_step: 0.0,
         };
         let wire = serde_json::to_string(&progress).unwrap();
         let stable = serde_json::to_string(&messages::Progress::from(progress)).unwrap();
