@@ -13,8 +13,8 @@ use cargo_covcheck::compile::TestBinary;
 use cargo_covcheck::discover::Property;
 use cargo_covcheck::error::{MinimizeError, SeedNotSaved, WorkerError, WriteError};
 use cargo_covcheck::events::{
-    FailureSeed, FoundBy, JudgedDeath, Minimized, PropertyMinimized, ReplaySummary, Reported,
-    RunSummary, Saving, Stale, Suite, Summary, Written,
+    BugCount, ChangeReach, FailureSeed, FoundBy, JudgedDeath, Minimized, PropertyMinimized,
+    ReplaySummary, Reported, RunSummary, Saving, Stale, Suite, Summary, Written,
 };
 use cargo_covcheck::perf::{PerfReport, PerfSeed, growth};
 use cargo_covcheck::report::{Event, finding_report, json, minimize, replay, text};
@@ -61,6 +61,7 @@ fn finding(kind: FailureKind) -> Finding {
         shrink_note: None,
         flaky: false,
         size: Some(4096),
+        path: 0,
     }
 }
 
@@ -192,6 +193,9 @@ fn the_report_and_summary_of_a_property_on_several_workers() {
         tokens: Vec::new(),
         targets: Vec::new(),
         perf: None,
+        bugs: Vec::new(),
+        slices: 0,
+        last_new: None,
     };
     let summary = RunSummary {
         rows: vec![
@@ -222,6 +226,9 @@ fn the_summary_table_of_a_run() {
         tokens: Vec::new(),
         targets: Vec::new(),
         perf: None,
+        bugs: Vec::new(),
+        slices: 0,
+        last_new: None,
     };
     let summary = RunSummary {
         rows: vec![
@@ -235,6 +242,83 @@ fn the_summary_table_of_a_run() {
         interrupted: None,
     };
     insta::assert_snapshot!(text::summary_table(&summary));
+}
+
+#[test]
+fn the_summary_of_a_shared_budget_with_triaged_failures() {
+    let (decodes, prints) = (property("decodes"), property("prints"));
+    let bug = |path: u64, hits, known| BugCount {
+        kind: FailureKind::Panic,
+        location: "src/frames.rs:4:38".to_string(),
+        path,
+        message: "called `Option::unwrap()` on a `None` value".to_string(),
+        hits,
+        seed: Some(PathBuf::from(format!(
+            "covcheck-seeds/demo/{path:016x}.toml"
+        ))),
+        known,
+    };
+    let row = |secs, bugs: Vec<BugCount>, slices, last_new| Summary {
+        workers: 1,
+        execs: 400_000,
+        edges: 31,
+        corpus: 12,
+        elapsed: Duration::from_secs(secs),
+        failures: bugs.iter().filter(|b| !b.known).map(|b| b.kind).collect(),
+        bugs,
+        slices,
+        last_new: Some(Duration::from_millis(last_new)),
+        ..Summary::default()
+    };
+    let summary = RunSummary {
+        rows: vec![
+            (
+                &decodes,
+                row(
+                    45,
+                    vec![bug(0x3f2a, 1204, false), bug(0x91c0, 37, false)],
+                    9,
+                    41_300,
+                ),
+            ),
+            (&prints, row(15, vec![bug(0x0e77, 12, true)], 3, 2_100)),
+        ],
+        interrupted: None,
+    };
+    insta::assert_snapshot!(text::summary_table(&summary));
+}
+
+#[test]
+fn what_since_says_before_and_after_the_campaigns() {
+    let change = ChangeReach {
+        base: "4be43f8a0c1d2e3f4a5b".to_string(),
+        top: PathBuf::from("/src/demo"),
+        changed: 12,
+        with_code: 5,
+        reaching: vec!["demo::tests::parses".to_string()],
+        unreached: vec![
+            (PathBuf::from("/src/demo/src/scale.rs"), 16),
+            (PathBuf::from("/src/demo/src/scale.rs"), 17),
+            (PathBuf::from("/src/demo/src/scale.rs"), 20),
+            (PathBuf::from("/src/demo/src/lib.rs"), 3),
+        ],
+    };
+    let none = ChangeReach {
+        reaching: Vec::new(),
+        unreached: Vec::new(),
+        ..change.clone()
+    };
+    insta::assert_snapshot!(format!(
+        "{}\n{}\n{}\n{}\n{}",
+        text::aimed(&change),
+        text::change_reached(&change),
+        text::aimed(&none),
+        text::change_reached(&none),
+        text::known_failure(
+            std::path::Path::new("covcheck-seeds/demo/tests/parses/0c8c.toml"),
+            "src/lib.rs:49:9"
+        )
+    ));
 }
 
 #[test]
@@ -261,6 +345,9 @@ fn the_summary_of_a_run_with_dictionary_tokens() {
         tokens,
         targets: Vec::new(),
         perf: None,
+        bugs: Vec::new(),
+        slices: 0,
+        last_new: None,
     };
     let summary = RunSummary {
         rows: vec![
@@ -302,6 +389,9 @@ fn the_summary_of_a_run_with_target_values() {
         tokens: Vec::new(),
         targets,
         perf: None,
+        bugs: Vec::new(),
+        slices: 0,
+        last_new: None,
     };
     let summary = RunSummary {
         rows: vec![

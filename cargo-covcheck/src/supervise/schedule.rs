@@ -118,7 +118,7 @@ pub fn pick(standings: &[Standing], pick: u64) -> Option<usize> {
         return Some(n);
     }
     let longest_waiting = waiting().min_by_key(|(n, s)| (s.last_pick, *n));
-    if pick % FLOOR_EVERY == 0 {
+    if pick.is_multiple_of(FLOOR_EVERY) {
         return longest_waiting.map(|(n, _)| n);
     }
     waiting()
