@@ -107,17 +107,29 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         interrupted: interrupt::interrupted(),
     };
     reporter.report(Event::CampaignsFinished(&summary));
+    let mut outcome = summary.outcome();
     if let (Some(change), Some(aim), None) = (&change, &aim, summary.interrupted) {
         let measure = (&args.build, filter, &settings, workers);
-        let reach = since::reach_of_change(change, aim, &properties, measure, reporter)?;
-        reporter.report(Event::ChangeReached(&reach));
+        match since::reach_of_change(change, aim, &properties, measure, reporter) {
+            Ok(reach) => reporter.report(Event::ChangeReached(&reach)),
+            Err(error) => {
+                let problem = format!("the changed lines no property reached are unknown: {error}");
+                reporter.report(Event::Warning(problem));
+                outcome = outcome.worst(Outcome::InternalError);
+            }
+        }
     }
     if let Some(path) = &args.junit {
-        let xml = crate::report::junit::campaign_xml(&summary, started.elapsed())?;
-        crate::atomic::write_atomically(path, xml.as_bytes()).map_err(Error::Junit)?;
-        reporter.report(Event::JunitWritten(path));
+        // The findings are saved and reported: a JUnit file that cannot be
+        // written is an error of its own, and never hides a failure's 1.
+        match write_junit(path, &summary, started.elapsed()) {
+            Ok(()) => reporter.report(Event::JunitWritten(path)),
+            Err(error) => {
+                reporter.report(Event::Warning(error.to_string()));
+                outcome = outcome.worst(Outcome::InternalError);
+            }
+        }
     }
-    let outcome = summary.outcome();
     if args.report && summary.interrupted.is_none() {
         let report = ReportArgs {
             filter: args.filter.clone(),
@@ -128,9 +140,23 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
             message_format: args.message_format,
             ..ReportArgs::default()
         };
-        return Ok(outcome.worst(super::report::run(&report, reporter)?));
+        let reported = super::report::run(&report, reporter).unwrap_or_else(|error| {
+            reporter.report(Event::Warning(format!("no coverage report: {error}")));
+            Outcome::InternalError
+        });
+        return Ok(outcome.worst(reported));
     }
     Ok(outcome)
+}
+
+/// Writes the campaign's JUnit report to `path`.
+fn write_junit(
+    path: &std::path::Path,
+    summary: &RunSummary<'_>,
+    elapsed: Duration,
+) -> Result<(), Error> {
+    let xml = crate::report::junit::campaign_xml(summary, elapsed)?;
+    crate::atomic::write_atomically(path, xml.as_bytes()).map_err(Error::Junit)
 }
 
 /// The schedule of a budget for the whole run (`--time-total`,

@@ -129,7 +129,13 @@ fn campaign_cases(property: &str, row: &Summary) -> Vec<TestCase> {
 /// The test case of one distinct failure; `shared`: another failure of the
 /// property is at the same location (its name then says the call path).
 fn bug_case(property: &str, bug: &BugCount, shared: bool) -> TestCase {
-    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    // A known failure does not fail the run (its seed fails `cargo test`):
+    // skipped, so that the campaign's report is as red as its exit status.
+    let mut status = if bug.known {
+        TestCaseStatus::skipped()
+    } else {
+        TestCaseStatus::non_success(NonSuccessKind::Failure)
+    };
     let seed = (bug.seed.as_ref()).map_or("not saved".to_string(), |s| s.display().to_string());
     let first_line = bug.message.lines().next().unwrap_or_default();
     status

@@ -154,7 +154,13 @@ impl<'s> Findings<'s> {
     /// A worker replayed the failure seed `seed` of the property and it
     /// still fails, at `location` by `path`: that failure is known, and
     /// finding it again is no news.
-    pub fn known(&self, out: &Outlet<'_, '_>, seed: &str, location: &str, path: u64) {
+    pub fn known(
+        &self,
+        out: &Outlet<'_, '_>,
+        seed: &str,
+        (location, path): (&str, u64),
+        message: &str,
+    ) {
         let key = (FailureKind::Panic, location.to_string(), path);
         let mut state = self.state();
         if !state.seen.insert(key.clone()) {
@@ -163,7 +169,7 @@ impl<'s> Findings<'s> {
         let seed = out.property.seed_store().dir().join(seed);
         state.bugs.push(Bug {
             key,
-            message: String::new(),
+            message: message.to_string(),
             seed: Some(seed.clone()),
             known: true,
             again: 0,

@@ -134,11 +134,18 @@ pub fn pick(standings: &[Standing], pick: u64) -> Option<usize> {
 /// The budget of each slice, from the run's budget, the properties and the
 /// slots: about a third of an even share, within bounds.
 pub fn slice_of(total: Total, properties: usize, slots: usize) -> Slice {
-    let shares = (properties.max(1) as u32).div_ceil(slots.max(1) as u32) * SLICES_PER_SHARE;
+    let rounds = (properties.max(1) as u32).div_ceil(slots.max(1) as u32);
+    let shares = rounds * SLICES_PER_SHARE;
+    // A budget too small for the bounds gives each property one even
+    // share at least, rather than all of it to the first ones.
     match total {
-        Total::Time(time) => Slice::Time((time / shares).clamp(MIN_SLICE, MAX_SLICE)),
+        Total::Time(time) => {
+            let floor = MIN_SLICE.min(time / rounds);
+            Slice::Time((time / shares).clamp(floor, MAX_SLICE.max(floor)))
+        }
         Total::Runs(runs) => {
-            Slice::Runs((runs / u64::from(shares)).clamp(MIN_SLICE_RUNS, MAX_SLICE_RUNS))
+            let floor = MIN_SLICE_RUNS.min(runs / u64::from(rounds)).max(1);
+            Slice::Runs((runs / u64::from(shares)).clamp(floor, MAX_SLICE_RUNS.max(floor)))
         }
     }
 }
@@ -408,6 +415,11 @@ mod tests {
             Slice::Time(MAX_SLICE)
         );
         assert_eq!(slice_of(Total::Runs(600_000), 20, 2), Slice::Runs(20_000));
+        assert_eq!(
+            slice_of(Total::Runs(1_000), 2, 1),
+            Slice::Runs(500),
+            "a small budget: an even share each"
+        );
     }
 
     #[test]

@@ -104,6 +104,9 @@ pub enum Event {
         location: String,
         #[serde(default)]
         path: u64,
+        /// Its panic message now.
+        #[serde(default)]
+        message: String,
     },
     Done(Progress),
     /// The outcome of [`WorkerMode::Minimize`](super::WorkerMode::Minimize).

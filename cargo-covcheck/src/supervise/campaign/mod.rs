@@ -418,7 +418,8 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
                     seed,
                     location,
                     path,
-                } => self.findings.known(self.out, seed, location, *path),
+                    message,
+                } => (self.findings).known(self.out, seed, (location, *path), message),
                 WorkerEvent::Caught(unshrunk) => {
                     let unshrunk = self.timed(lane, unshrunk);
                     self.findings.caught(self.out, lane.index, unshrunk);

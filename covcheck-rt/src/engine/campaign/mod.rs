@@ -426,6 +426,7 @@ impl Campaign<'_, '_> {
                         seed: seed.file_name(),
                         location: failure.origin.to_string(),
                         path: failure.origin.path(),
+                        message: failure.message.clone(),
                     });
                 }
             }
