@@ -225,6 +225,10 @@ fn run_pull_request(fixture: &Fixture, decode: &str) -> Steps {
 fn run_pull_request_with(fixture: &Fixture, decode: &str, overrides: &[(&str, &str)]) -> Steps {
     covcheck_e2e::build_engine();
     let repo = fixture.path();
+    // Cargo prunes the fixture's lock file on its first look: before the
+    // first commit, so that the pull request changes `src/lib.rs` alone.
+    let (pruned, text) = fixture.cargo(&["metadata", "--format-version", "1"]);
+    assert!(pruned, "{text}");
     git(repo, &["init", "--quiet"]);
     git(repo, &["add", "--all"]);
     git(repo, &["commit", "--quiet", "-m", "main"]);
