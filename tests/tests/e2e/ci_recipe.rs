@@ -224,6 +224,7 @@ fn run_pull_request(fixture: &Fixture, decode: &str) -> Steps {
 
 fn run_pull_request_with(fixture: &Fixture, decode: &str, overrides: &[(&str, &str)]) -> Steps {
     covcheck_e2e::build_engine();
+    forget_campaigns_of(fixture.name);
     let repo = fixture.path();
     // Cargo prunes the fixture's lock file on its first look: before the
     // first commit, so that the pull request changes `src/lib.rs` alone.
@@ -244,6 +245,35 @@ fn run_pull_request_with(fixture: &Fixture, decode: &str, overrides: &[(&str, &s
     let steps = Workflow::read().run_job("pull-request", repo, overrides);
     eprintln!("{steps}");
     steps
+}
+
+/// Removes what earlier runs' campaigns on `package` left in the steps'
+/// target directory (corpus, series, coverage...), as [`Fixture::new`]
+/// does in the shared one: each run starts from nothing, as a pull
+/// request's first run with no cache would.
+fn forget_campaigns_of(package: &str) {
+    let campaigns = covcheck_e2e::second_target_dir().join("covcheck");
+    let Ok(kinds) = fs::read_dir(&campaigns) else {
+        return;
+    };
+    for kind in kinds {
+        let kind = kind.unwrap().path();
+        if kind.ends_with("build") || !kind.is_dir() {
+            continue;
+        }
+        for entry in fs::read_dir(&kind).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy();
+            if name.split('.').next() != Some(package) {
+                continue;
+            }
+            if path.is_dir() {
+                fs::remove_dir_all(&path).unwrap();
+            } else {
+                fs::remove_file(&path).unwrap();
+            }
+        }
+    }
 }
 
 /// Runs git in `repo`, as a user with no configuration of their own.
