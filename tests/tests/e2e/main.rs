@@ -7,6 +7,7 @@
 
 mod caches;
 mod campaigns;
+mod ci_recipe;
 mod coverage_report;
 mod dependencies;
 mod dictionary;
