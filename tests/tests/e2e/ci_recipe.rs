@@ -149,10 +149,8 @@ fn a_pull_request_without_a_bug_passes() {
 
 /// The campaign aims at `origin/$BASE_REF`: a base that does not exist
 /// is a usage error (exit 2) that fails the job, not a campaign without
-/// aim. `--since` parses today and does nothing yet: enable this test once
-/// it is wired.
+/// aim.
 #[test]
-#[ignore = "--since parses but is not wired yet: enable once it is"]
 fn a_base_that_does_not_exist_fails_the_campaign() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new("ci_recipe_no_base", MAIN);
