@@ -102,10 +102,12 @@ pub enum Update {
         read: usize,
         kept: usize,
     },
-    /// The campaign's status, summed over its `workers` workers.
+    /// The campaign's status, summed over its `workers` workers, and the
+    /// campaign time when its corpus or coverage last grew.
     Progress {
         progress: Progress,
         workers: usize,
+        last_new: Option<Duration>,
     },
     /// A worker died; its input is being reproduced and shrunk.
     Crashed(FailureKind),

@@ -53,6 +53,10 @@ pub enum Message {
         /// The worker processes the property runs on.
         #[serde(default = "one")]
         workers: usize,
+        /// The campaign time (as `elapsed_ms`) when its corpus or coverage
+        /// last grew.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_new_ms: Option<u64>,
     },
     /// A failure seed of the property still fails before its campaign
     /// starts: that failure is known (`cargo test` fails on the seed), and

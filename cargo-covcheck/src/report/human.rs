@@ -126,8 +126,15 @@ impl Live {
             Update::Resumed { read, kept } => {
                 self.println(&format!("covcheck: {name}: {}", text::resumed(read, kept)));
             }
-            Update::Progress { progress, workers } => {
-                let line = text::status_line(&progress, workers, self.findings[i]);
+            Update::Progress {
+                progress,
+                workers,
+                last_new,
+            } => {
+                let mut line = text::status_line(&progress, workers, self.findings[i]);
+                if let Some(at) = last_new {
+                    line.push_str(&format!(", last new at {:.1}s", at.as_secs_f64()));
+                }
                 if let Some((_, bars)) = &self.bars {
                     if let Some(bar) = &bars[i] {
                         bar.set_message(line);

@@ -154,10 +154,15 @@ fn campaign(property: &Property, update: Update) -> Message {
             read,
             kept,
         },
-        Update::Progress { progress, workers } => Message::Status {
+        Update::Progress {
+            progress,
+            workers,
+            last_new,
+        } => Message::Status {
             property: name,
             progress: progress.into(),
             workers,
+            last_new_ms: last_new.map(|at| at.as_millis() as u64),
         },
         Update::KnownFailure { seed, location } => Message::KnownFailure {
             property: name,

@@ -141,6 +141,7 @@ fn examples() -> Vec<Message> {
                 }],
             },
             workers: 2,
+            last_new_ms: Some(4_200),
         },
         Message::KnownFailure {
             property: property(),

@@ -184,6 +184,10 @@ struct Totals {
     /// the running one began.
     busy: Duration,
     slice_began: Option<Instant>,
+    /// The largest corpus and edge count seen, and the campaign time when
+    /// either last grew.
+    most: (usize, usize),
+    last_new: Option<Duration>,
 }
 
 /// One lane's state between its workers.
@@ -245,6 +249,8 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
                 lanes: LaneProgresses::new(workers),
                 busy: Duration::ZERO,
                 slice_began: None,
+                most: (0, 0),
+                last_new: None,
             }),
             findings,
             stopper,
@@ -465,15 +471,24 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
 
     /// Takes a worker's status into its lane's and reports the campaign's.
     fn status(&self, lane: usize, progress: &Progress) {
-        let combined = self.totals().lanes.update(lane, progress);
+        let now = self.campaign_time();
+        let mut totals = self.totals();
+        let combined = totals.lanes.update(lane, progress);
+        if (combined.corpus, combined.edges) > totals.most {
+            totals.most = (combined.corpus, combined.edges);
+            totals.last_new = Some(now);
+        }
+        let last_new = totals.last_new;
+        drop(totals);
         let combined = Progress {
-            elapsed_ms: self.campaign_time().as_millis() as u64,
+            elapsed_ms: now.as_millis() as u64,
             ..combined
         };
         self.out.record(&combined);
         self.out.send(Update::Progress {
             progress: combined,
             workers: self.workers,
+            last_new,
         });
     }
 
