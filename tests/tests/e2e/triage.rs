@@ -6,11 +6,14 @@
 //! - A failure seed that still fails is known: the next campaign says so,
 //!   counts its hits and reports nothing new (exit 0).
 //! - `--runs-total` shares one execution budget among a suite's
-//!   properties, slice by slice, and stops at it.
+//!   properties, slice by slice, and stops at it; Ctrl-C under a shared
+//!   time budget ends every campaign, the waiting ones too, at once.
 //!
 //! Each uses an execution budget and a fixed RNG seed, on one worker.
 
 use std::fs;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 
 use covcheck_e2e::{Fixture, events, findings, text_of};
 use covcheck_protocol::messages::{DistinctFailure, Message};
@@ -162,4 +165,52 @@ fn one_execution_budget_is_shared_by_a_suite_slice_by_slice() {
     assert!(execs <= 60_000 + 3 * 1_000, "{execs} executions");
     assert!(execs >= 30_000, "the budget is used: {execs}");
     assert_eq!(output.status.code(), Some(1), "{}", text_of(&output));
+}
+
+#[test]
+fn ctrl_c_under_a_shared_budget_ends_the_running_and_the_waiting_campaigns() {
+    let quiet = A_SUITE
+        .split("    #[covcheck]\n    fn magic_word")
+        .next()
+        .unwrap();
+    let fixture = Fixture::new("triage_suite_interrupted", quiet);
+    let mut run = fixture
+        .covcheck_command(&[
+            "--time-total",
+            "10m",
+            "--seed",
+            "1",
+            "--no-resume",
+            "--message-format",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(run.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    // Once one slice ran, the other campaign waits for the slot.
+    for line in lines.by_ref().map_while(Result::ok) {
+        let running = line.contains(r#""event":"status""#);
+        seen.push(line);
+        if running {
+            break;
+        }
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &run.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    seen.extend(lines.map_while(Result::ok));
+    let status = run.wait().unwrap();
+    let messages = events(seen.join("\n").as_bytes());
+    assert_eq!(status.code(), Some(130), "{seen:?}");
+    assert!(
+        messages
+            .iter()
+            .any(|m| matches!(m, Message::Interrupted { .. })),
+        "{seen:?}"
+    );
 }
