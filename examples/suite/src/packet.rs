@@ -1,15 +1,18 @@
-//! A framed wire format: an eight-byte header, a payload and a CRC-32 of
-//! both. Table frames carry records of `[id, length, value...]`.
+//! A framed wire format: a nine-byte header, a payload and, when the flags
+//! say so, a CRC-32 of the payload. Table frames carry records of
+//! `[id, length, value...]`.
 //!
 //! ```text
-//! magic: u32 LE | version: u8 | kind: u8 | length: u16 LE | payload | crc32: u32 LE
+//! magic: u32 LE | version: u8 | kind: u8 | flags: u8 | length: u16 LE | payload | crc32: u32 LE
 //! ```
 
 use crate::checksum::crc32;
 
 pub const MAGIC: u32 = 0x7E11_A5ED;
 pub const VERSION: u8 = 2;
-const HEADER: usize = 8;
+/// The frame ends in a CRC-32 of the payload.
+pub const FLAG_CHECKSUM: u8 = 1;
+const HEADER: usize = 9;
 const TRAILER: usize = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +53,7 @@ pub enum FrameError {
     BadMagic,
     BadVersion(u8),
     BadKind(u8),
-    LengthMismatch,
+    BadFlags(u8),
     BadChecksum,
     /// A ping carries nothing.
     PingWithPayload,
@@ -65,7 +68,7 @@ pub struct Record<'a> {
     pub value: &'a [u8],
 }
 
-/// The bytes of a frame.
+/// The bytes of a frame, with its checksum.
 pub fn encode(kind: Kind, payload: &[u8]) -> Result<Vec<u8>, FrameError> {
     let length = u16::try_from(payload.len()).map_err(|_| FrameError::PayloadTooLong)?;
     if kind == Kind::Ping && length != 0 {
@@ -75,16 +78,18 @@ pub fn encode(kind: Kind, payload: &[u8]) -> Result<Vec<u8>, FrameError> {
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.push(VERSION);
     out.push(kind.code());
+    out.push(FLAG_CHECKSUM);
     out.extend_from_slice(&length.to_le_bytes());
     out.extend_from_slice(payload);
-    let crc = crc32(&out);
+    let crc = crc32(payload);
     out.extend_from_slice(&crc.to_le_bytes());
     Ok(out)
 }
 
-/// Checks and splits one frame, which must fill `bytes`.
-pub fn decode(bytes: &[u8]) -> Result<Frame, FrameError> {
-    if bytes.len() < HEADER + TRAILER {
+/// Checks and splits the frame at the front of `bytes`: the frame, and how
+/// many bytes it took. What follows it is the next frame's.
+pub fn decode(bytes: &[u8]) -> Result<(Frame, usize), FrameError> {
+    if bytes.len() < HEADER {
         return Err(FrameError::Short);
     }
     let word =
@@ -96,21 +101,32 @@ pub fn decode(bytes: &[u8]) -> Result<Frame, FrameError> {
         return Err(FrameError::BadVersion(bytes[4]));
     }
     let kind = Kind::from_code(bytes[5]).ok_or(FrameError::BadKind(bytes[5]))?;
-    let length = usize::from(u16::from_le_bytes([bytes[6], bytes[7]]));
-    if HEADER + length + TRAILER != bytes.len() {
-        return Err(FrameError::LengthMismatch);
+    let flags = bytes[6];
+    if flags & !FLAG_CHECKSUM != 0 {
+        return Err(FrameError::BadFlags(flags));
+    }
+    let trailer = if flags & FLAG_CHECKSUM != 0 {
+        TRAILER
+    } else {
+        0
+    };
+    let length = usize::from(u16::from_le_bytes([bytes[7], bytes[8]]));
+    let room = bytes.len() - HEADER;
+    if room < trailer || length > room - trailer {
+        return Err(FrameError::Short);
     }
     let end = HEADER + length;
-    if word(end) != crc32(&bytes[..end]) {
+    if trailer != 0 && word(end) != crc32(&bytes[HEADER..end]) {
         return Err(FrameError::BadChecksum);
     }
     if kind == Kind::Ping && length != 0 {
         return Err(FrameError::PingWithPayload);
     }
-    Ok(Frame {
+    let frame = Frame {
         kind,
         payload: bytes[HEADER..end].to_vec(),
-    })
+    };
+    Ok((frame, end + trailer))
 }
 
 impl Frame {
@@ -153,12 +169,14 @@ mod tests {
     }
 
     #[covcheck]
-    fn frame_roundtrip(selector: u8, payload: Vec<u8>) {
+    fn frame_roundtrip(selector: u8, payload: Vec<u8>, next: Vec<u8>) {
         let kind = kind_of(selector);
         match encode(kind, &payload) {
-            Ok(bytes) => {
-                assert_eq!(bytes.len(), HEADER + payload.len() + TRAILER);
-                assert_eq!(decode(&bytes), Ok(Frame { kind, payload }));
+            Ok(mut bytes) => {
+                let len = bytes.len();
+                assert_eq!(len, HEADER + payload.len() + TRAILER);
+                bytes.extend_from_slice(&next);
+                assert_eq!(decode(&bytes), Ok((Frame { kind, payload }, len)));
             }
             Err(error) => assert!(kind == Kind::Ping && error == FrameError::PingWithPayload),
         }
@@ -171,15 +189,19 @@ mod tests {
         };
         let cut = usize::from(cut) % bytes.len();
         assert!(decode(&bytes[..cut]).is_err());
+        // A flipped bit makes the frame invalid, or (in the length or the
+        // flags) a frame that ends before the bytes do.
         let mut flipped = bytes.clone();
         let bit = flip as usize % (bytes.len() * 8);
         flipped[bit / 8] ^= 1 << (bit % 8);
-        assert!(decode(&flipped).is_err());
+        if let Ok((_, used)) = decode(&flipped) {
+            assert!(used < flipped.len());
+        }
     }
 
     #[covcheck]
     fn table_frames_account_for_every_byte(bytes: Vec<u8>) {
-        let Ok(frame) = decode(&bytes) else {
+        let Ok((frame, _)) = decode(&bytes) else {
             return;
         };
         if frame.kind != Kind::Table {
