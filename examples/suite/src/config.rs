@@ -1,12 +1,12 @@
 //! An INI dialect and the server settings read from it.
 //!
 //! ```text
-//! # comment
-//! [server]
+//! # the server
 //! port = 8080
 //! name = "edge \"one\""
-//! [limits]
 //! timeout = 30
+//! [log]
+//! verbose = yes
 //! ```
 //!
 //! Names and keys are ASCII letters, digits, `_`, `-` and `.`; a value runs
@@ -159,6 +159,9 @@ impl Ini {
     }
 }
 
+/// The longest timeout accepted, in seconds: 90 days.
+pub const MAX_TIMEOUT_S: u32 = 90 * 24 * 60 * 60;
+
 /// What a server reads from its configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -190,49 +193,59 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ConfigError
 }
 
 impl Settings {
+    /// Reads the server's entries, which come before any section, and the
+    /// `log` section.
     pub fn from_ini(ini: &Ini) -> Result<Settings, ConfigError> {
         let mut settings = Settings::default();
-        if let Some((key, _)) = ini.global.first() {
-            return Err(ConfigError::UnknownKey(key.clone()));
+        for (key, value) in &ini.global {
+            settings.set(None, key, value)?;
         }
         for section in &ini.sections {
             for (key, value) in &section.entries {
-                match (section.name.as_str(), key.as_str()) {
-                    ("server", "port") => settings.port = number(key, value)?,
-                    ("server", "workers") => {
-                        settings.workers = number(key, value)?;
-                        if settings.workers == 0 {
-                            return Err(ConfigError::BadValue(key.clone()));
-                        }
-                    }
-                    ("server", "name") => settings.name = value.clone(),
-                    ("limits", "timeout") => {
-                        let seconds: u32 = number(key, value)?;
-                        // Planted bug (deep): seconds past u32::MAX / 1000
-                        // overflow the milliseconds.
-                        settings.timeout_ms = seconds * 1000;
-                    }
-                    ("limits", "max_body_kib") => {
-                        let kib: u32 = number(key, value)?;
-                        settings.max_body = kib
-                            .checked_mul(1024)
-                            .ok_or_else(|| ConfigError::BadValue(key.clone()))?;
-                    }
-                    ("log", "verbose") => {
-                        settings.verbose = match value.as_str() {
-                            "true" | "yes" | "on" => true,
-                            "false" | "no" | "off" => false,
-                            _ => return Err(ConfigError::BadValue(key.clone())),
-                        }
-                    }
-                    ("server" | "limits" | "log", _) => {
-                        return Err(ConfigError::UnknownKey(key.clone()));
-                    }
-                    _ => return Err(ConfigError::UnknownSection(section.name.clone())),
-                }
+                settings.set(Some(&section.name), key, value)?;
             }
         }
         Ok(settings)
+    }
+
+    fn set(&mut self, section: Option<&str>, key: &str, value: &str) -> Result<(), ConfigError> {
+        match (section, key) {
+            (None, "port") => self.port = number(key, value)?,
+            (None, "workers") => {
+                self.workers = number(key, value)?;
+                if self.workers == 0 {
+                    return Err(ConfigError::BadValue(key.to_string()));
+                }
+            }
+            (None, "name") => self.name = value.to_string(),
+            (None, "timeout") => {
+                let seconds: u32 = number(key, value)?;
+                if seconds > MAX_TIMEOUT_S {
+                    return Err(ConfigError::BadValue(key.to_string()));
+                }
+                // Planted bug (deep): the bound lets through timeouts whose
+                // milliseconds overflow a `u32`, anything past 49.7 days.
+                self.timeout_ms = seconds * 1000;
+            }
+            (None, "max_body_kib") => {
+                let kib: u32 = number(key, value)?;
+                self.max_body = kib
+                    .checked_mul(1024)
+                    .ok_or_else(|| ConfigError::BadValue(key.to_string()))?;
+            }
+            (Some("log"), "verbose") => {
+                self.verbose = match value {
+                    "true" | "yes" | "on" => true,
+                    "false" | "no" | "off" => false,
+                    _ => return Err(ConfigError::BadValue(key.to_string())),
+                }
+            }
+            (None | Some("log"), _) => {
+                return Err(ConfigError::UnknownKey(key.to_string()));
+            }
+            (Some(other), _) => return Err(ConfigError::UnknownSection(other.to_string())),
+        }
+        Ok(())
     }
 
     pub fn load(text: &str) -> Result<Settings, ConfigError> {
@@ -243,13 +256,11 @@ impl Settings {
     /// a whole number of seconds and the body limit of kibibytes.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "[server]");
         let _ = writeln!(out, "port = {}", self.port);
         let _ = writeln!(out, "workers = {}", self.workers);
         out.push_str("name = ");
         write_value(&mut out, &self.name);
         out.push('\n');
-        let _ = writeln!(out, "[limits]");
         let _ = writeln!(out, "timeout = {}", self.timeout_ms / 1000);
         let _ = writeln!(out, "max_body_kib = {}", self.max_body / 1024);
         let _ = writeln!(out, "[log]");

@@ -48,6 +48,7 @@ fn four_padding_characters_underflow_the_base64_length() {
 #[test]
 fn a_timeout_past_the_milliseconds_range_overflows() {
     let largest = u32::MAX / 1000;
+    assert!(config::MAX_TIMEOUT_S > largest);
     let settings = config::Settings {
         timeout_ms: largest * 1000,
         ..config::Settings::default()
