@@ -63,10 +63,13 @@ impl Bitset {
 
     /// The bits of `0..capacity` that are not in the set.
     pub fn complement(&self) -> Bitset {
-        // Planted bug (shallow): the unused high bits of the last word are
-        // flipped too, so `len` counts bits past the capacity.
         Bitset {
-            words: self.words.iter().map(|w| !w).collect(),
+            words: self
+                .words
+                .iter()
+                .enumerate()
+                .map(|(n, w)| !w & Self::word_mask(self.capacity, n))
+                .collect(),
             capacity: self.capacity,
         }
     }

@@ -3,11 +3,16 @@
 pub const DAY: u32 = 24 * 60 * 60;
 
 /// Seconds since midnight of `HH:MM` or `HH:MM:SS`, on a 24-hour clock.
+/// The leap second `23:59:60` (RFC 3339) is read as the last second of the
+/// day.
 pub fn parse_time(text: &str) -> Option<u32> {
     let mut fields = text.split(':');
     let mut seconds = 0;
     let mut count = 0;
-    for (limit, field) in [24, 60, 60].into_iter().zip(&mut fields) {
+    // Planted bug (medium): the seconds admit 60 for the leap second, but
+    // nothing checks that it is 23:59 or maps it to the last second, so
+    // `HH:MM:60` reads as the next minute and `23:59:60` as a whole day.
+    for (limit, field) in [24, 60, 61].into_iter().zip(&mut fields) {
         if field.len() != 2 || !field.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
@@ -87,6 +92,18 @@ mod tests {
         assert_eq!(parse_time(&text), Some(seconds % DAY));
         if seconds.is_multiple_of(60) {
             assert_eq!(parse_time(&text[..5]), Some(seconds % DAY));
+        }
+    }
+
+    #[covcheck]
+    fn times_parse_to_their_fields(hour: u8, minute: u8, second: u8) {
+        let text = format!("{hour:02}:{minute:02}:{second:02}");
+        let expected = (u32::from(hour) * 60 + u32::from(minute)) * 60 + u32::from(second);
+        // The valid times are those that print back, and the leap second.
+        let valid = format_time(expected) == text;
+        match parse_time(&text) {
+            Some(seconds) => assert!(valid && seconds == expected || seconds == DAY - 1),
+            None => assert!(!valid),
         }
     }
 

@@ -30,7 +30,7 @@ pub fn encode(mut value: u64, out: &mut Vec<u8>) {
 pub fn decode(bytes: &[u8]) -> Result<(u64, usize), VarintError> {
     let mut value = 0u64;
     for (n, &byte) in bytes.iter().enumerate() {
-        // Planted bug (medium): an off-by-one in the length limit lets an
+        // Planted bug (shallow): an off-by-one in the length limit lets an
         // eleventh group through, whose shift by 70 bits overflows.
         if n > MAX_LEN {
             return Err(VarintError::Overlong);

@@ -10,7 +10,7 @@
 
 use std::panic::catch_unwind;
 
-use suite::{base64, bitset, config, packet, ring, varint};
+use suite::{base64, clock, config, packet, ring, varint};
 
 #[test]
 fn a_full_ring_takes_one_more_item_and_loses_its_oldest() {
@@ -20,14 +20,6 @@ fn a_full_ring_takes_one_more_item_and_loses_its_oldest() {
     assert_eq!(ring.push(2), Ok(()));
     assert_eq!(ring.len(), 2);
     assert_eq!(ring.pop(), Some(2));
-}
-
-#[test]
-fn the_complement_counts_bits_past_the_capacity() {
-    let set = bitset::Bitset::new(1);
-    let other = set.complement();
-    assert!(other.len() > other.capacity());
-    assert!(other.iter().any(|bit| bit >= other.capacity()));
 }
 
 #[test]
@@ -63,7 +55,17 @@ fn a_timeout_past_the_milliseconds_range_overflows() {
 #[test]
 fn a_record_one_byte_past_the_payload_is_sliced_out_of_range() {
     let (id, length) = (1, 1);
-    let bytes = packet::encode(packet::Kind::Table, &[id, length]).expect("encodes");
-    let (frame, _) = packet::decode(&bytes).expect("decodes");
+    let bytes = packet::encode(packet::Kind::Table, &[id, length]).unwrap();
+    let (frame, _) = packet::decode(&bytes).unwrap();
     assert!(catch_unwind(|| frame.records().map(|records| records.len())).is_err());
+}
+
+#[test]
+fn a_second_sixty_that_is_no_leap_second_reads_as_the_next_minute() {
+    let noon = clock::DAY / 2;
+    let mut text = clock::format_time(noon);
+    text.truncate(text.len() - 2);
+    text.push_str(&60.to_string());
+    // A correct parser refuses it: only 23:59:60 is a leap second.
+    assert_eq!(clock::parse_time(&text), Some(noon + 60));
 }
