@@ -159,16 +159,14 @@ impl Ini {
     }
 }
 
-/// The longest timeout accepted, in seconds: 90 days.
-pub const MAX_TIMEOUT_S: u32 = 90 * 24 * 60 * 60;
-
 /// What a server reads from its configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
     pub port: u16,
     pub workers: u8,
     pub name: String,
-    pub timeout_ms: u32,
+    /// How long `poll` waits for a request.
+    pub timeout_us: u32,
     pub max_body: u32,
     pub verbose: bool,
 }
@@ -179,7 +177,7 @@ impl Default for Settings {
             port: 8080,
             workers: 4,
             name: String::new(),
-            timeout_ms: 30_000,
+            timeout_us: 30_000_000,
             max_body: 1 << 20,
             verbose: false,
         }
@@ -220,12 +218,9 @@ impl Settings {
             (None, "name") => self.name = value.to_string(),
             (None, "timeout") => {
                 let seconds: u32 = number(key, value)?;
-                if seconds > MAX_TIMEOUT_S {
-                    return Err(ConfigError::BadValue(key.to_string()));
-                }
-                // Planted bug (deep): the bound lets through timeouts whose
-                // milliseconds overflow a `u32`, anything past 49.7 days.
-                self.timeout_ms = seconds * 1000;
+                // Planted bug (deep): microseconds overflow a u32 past 71
+                // minutes, and nothing bounds the seconds.
+                self.timeout_us = seconds * 1_000_000;
             }
             (None, "max_body_kib") => {
                 let kib: u32 = number(key, value)?;
@@ -261,7 +256,7 @@ impl Settings {
         out.push_str("name = ");
         write_value(&mut out, &self.name);
         out.push('\n');
-        let _ = writeln!(out, "timeout = {}", self.timeout_ms / 1000);
+        let _ = writeln!(out, "timeout = {}", self.timeout_us / 1_000_000);
         let _ = writeln!(out, "max_body_kib = {}", self.max_body / 1024);
         let _ = writeln!(out, "[log]");
         let _ = writeln!(out, "verbose = {}", self.verbose);
@@ -286,7 +281,7 @@ mod tests {
         port: u16,
         workers: u8,
         name: String,
-        timeout_s: u16,
+        timeout_s: u8,
         max_body_kib: u16,
         verbose: bool,
     ) {
@@ -294,7 +289,7 @@ mod tests {
             port,
             workers: workers.max(1),
             name,
-            timeout_ms: u32::from(timeout_s) * 1000,
+            timeout_us: u32::from(timeout_s) * 1_000_000,
             max_body: u32::from(max_body_kib) * 1024,
             verbose,
         };
@@ -306,7 +301,7 @@ mod tests {
         if let Ok(settings) = Settings::load(&text) {
             assert!(settings.workers > 0);
             assert_eq!(settings.max_body % 1024, 0);
-            assert_eq!(settings.timeout_ms % 1000, 0);
+            assert_eq!(settings.timeout_us % 1_000_000, 0);
         }
     }
 }

@@ -17,7 +17,7 @@
 //! | `decoded_varints_reencode_no_longer` | [`varint`] | an off-by-one in the length limit lets an eleventh group shift by 70 bits | shallow |
 //! | `base64_decoding_is_one_to_one` | [`base64`] | more than two `=` of padding underflow the output length | medium |
 //! | `times_parse_to_their_fields` | [`clock`] | second 60 is accepted in every minute, not only as the leap second 23:59:60 | medium |
-//! | `loaded_settings_are_consistent` | [`config`] | the 90-day bound on `timeout` lets through seconds whose milliseconds overflow a `u32` | deep |
+//! | `loaded_settings_are_consistent` | [`config`] | a `timeout` in seconds past 71 minutes overflows the `u32` of microseconds | deep |
 //! | `table_frames_account_for_every_byte` | [`packet`] | a record bound that forgets the record's header slices past the payload | deep |
 //!
 //! Shallow is found within a few hundred executions, medium after one to
