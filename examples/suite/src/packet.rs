@@ -1,18 +1,20 @@
-//! A framed wire format: a nine-byte header, a payload and, when the flags
-//! say so, a CRC-32 of the payload. Table frames carry records of
+//! A framed wire format: an eleven-byte header, a payload and, when the
+//! flags say so, a CRC-32 of the payload. Table frames carry records of
 //! `[id, length, value...]`.
 //!
 //! ```text
-//! magic: u32 LE | version: u8 | kind: u8 | flags: u8 | length: u16 LE | payload | crc32: u32 LE
+//! magic: u32 LE | version: u8 | application: u16 LE | kind: u8 | flags: u8 | length: u16 LE | payload | crc32: u32 LE
 //! ```
 
 use crate::checksum::crc32;
 
 pub const MAGIC: u32 = 0x7E11_A5ED;
 pub const VERSION: u8 = 2;
+/// The application whose frames these are; others share the port.
+pub const APPLICATION: u16 = 0x0A55;
 /// The frame ends in a CRC-32 of the payload.
 pub const FLAG_CHECKSUM: u8 = 1;
-const HEADER: usize = 9;
+const HEADER: usize = 11;
 const TRAILER: usize = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +54,7 @@ pub enum FrameError {
     Short,
     BadMagic,
     BadVersion(u8),
+    OtherApplication,
     BadKind(u8),
     BadFlags(u8),
     BadChecksum,
@@ -77,6 +80,7 @@ pub fn encode(kind: Kind, payload: &[u8]) -> Result<Vec<u8>, FrameError> {
     let mut out = Vec::with_capacity(HEADER + payload.len() + TRAILER);
     out.extend_from_slice(&MAGIC.to_le_bytes());
     out.push(VERSION);
+    out.extend_from_slice(&APPLICATION.to_le_bytes());
     out.push(kind.code());
     out.push(FLAG_CHECKSUM);
     out.extend_from_slice(&length.to_le_bytes());
@@ -100,8 +104,11 @@ pub fn decode(bytes: &[u8]) -> Result<(Frame, usize), FrameError> {
     if bytes[4] != VERSION {
         return Err(FrameError::BadVersion(bytes[4]));
     }
-    let kind = Kind::from_code(bytes[5]).ok_or(FrameError::BadKind(bytes[5]))?;
-    let flags = bytes[6];
+    if u16::from_le_bytes([bytes[5], bytes[6]]) != APPLICATION {
+        return Err(FrameError::OtherApplication);
+    }
+    let kind = Kind::from_code(bytes[7]).ok_or(FrameError::BadKind(bytes[7]))?;
+    let flags = bytes[8];
     if flags & !FLAG_CHECKSUM != 0 {
         return Err(FrameError::BadFlags(flags));
     }
@@ -110,7 +117,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Frame, usize), FrameError> {
     } else {
         0
     };
-    let length = usize::from(u16::from_le_bytes([bytes[7], bytes[8]]));
+    let length = usize::from(u16::from_le_bytes([bytes[9], bytes[10]]));
     let room = bytes.len() - HEADER;
     if room < trailer || length > room - trailer {
         return Err(FrameError::Short);
