@@ -12,32 +12,39 @@
 //!
 //! 1. a property that has not run yet (those whose corpus reaches changed
 //!    code, with `--since`, first);
-//! 2. every [`FLOOR_EVERY`]th pick, the property that waited longest, so
-//!    that none starves: a converged corpus may still hide a bug;
-//! 3. otherwise the property whose recent slices found the most
-//!    ([`Standing::score`]), those reaching changed code counted
-//!    [`FOCUS_WEIGHT`] times.
+//! 2. otherwise the property that has had the least time for its weight
+//!    (weighted fair queueing, [`Standing::weight`]): 1 to 2 while its
+//!    slices find new coverage (more for more per second), 1/2 after a
+//!    slice that found nothing, 1/4 after three, and four times that when
+//!    its corpus reaches changed code.
 //!
-//! A property whose campaign ended (its bug found, an error) is out, and
-//! its share goes to the others. The decisions are [`pick`], a pure
-//! function of the standings; [`Schedule`] holds them for the lanes.
+//! The weights are bounded on purpose: a corpus that stopped growing may
+//! still hide the bug (a magic value, an overflow past a bound), so a
+//! property that finds nothing keeps at least an eighth of what the most
+//! productive one gets, never starving. Most of what the schedule gains
+//! comes from the properties that are out: one whose campaign ended (its
+//! bug found, an error) gives its share to the others. The decisions are
+//! [`pick`], a pure function of the standings; [`Schedule`] holds them for
+//! the lanes.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::interrupt;
 
-/// Every this many picks, the longest-waiting property runs, whatever its
-/// yield.
-pub const FLOOR_EVERY: u64 = 4;
 /// How much more a property whose corpus reaches changed code (`--since`)
-/// weighs when slots are shared by yield.
+/// weighs.
 pub const FOCUS_WEIGHT: f64 = 4.0;
+/// The weight of a property after one dry slice (no new coverage), and
+/// after [`DRY_LONG`] in a row.
+const DRY_WEIGHT: f64 = 0.5;
+const DRY_LONG: u32 = 3;
+const LONG_DRY_WEIGHT: f64 = 0.25;
 /// The yield of the last slice weighs this much against the earlier ones.
 const RECENT_WEIGHT: f64 = 0.5;
 /// Slices are no shorter than this (a worker takes a moment to start and
 /// to load its corpus) and no longer (the scheduler must get to decide).
-const MIN_SLICE: Duration = Duration::from_secs(2);
+const MIN_SLICE: Duration = Duration::from_secs(1);
 const MAX_SLICE: Duration = Duration::from_secs(30);
 /// Execution slices of `--runs-total`, likewise bounded.
 const MIN_SLICE_RUNS: u64 = 2_000;
@@ -83,32 +90,40 @@ pub struct Standing {
     pub slices: u32,
     pub busy: Duration,
     pub execs: u64,
+    /// What it has had of the budget: seconds of a time budget, thousands
+    /// of executions of an execution budget.
+    pub spent: f64,
     /// New corpus entries per second (per thousand executions of an
     /// execution budget), recent slices weighing most.
     pub yield_rate: f64,
+    /// Slices in a row, up to the last, that found nothing new.
+    pub dry_slices: u32,
     /// Its corpus reaches changed code.
     pub reaches_change: bool,
-    /// The pick that last gave it a slot (0: never).
-    pub last_pick: u64,
     /// When (from the run's start) a slice of it last found something new.
     pub last_new: Option<Duration>,
 }
 
 impl Standing {
-    /// What a slot given to it is worth.
-    pub fn score(&self) -> f64 {
-        let weight = if self.reaches_change {
-            FOCUS_WEIGHT
-        } else {
-            1.0
+    /// Its share of the budget relative to the others' (see the module's
+    /// documentation).
+    pub fn weight(&self) -> f64 {
+        let activity = match self.dry_slices {
+            0 => 1.0 + self.yield_rate.ln_1p().min(1.0),
+            n if n < DRY_LONG => DRY_WEIGHT,
+            _ => LONG_DRY_WEIGHT,
         };
-        self.yield_rate * weight
+        activity
+            * if self.reaches_change {
+                FOCUS_WEIGHT
+            } else {
+                1.0
+            }
     }
 }
 
-/// Which waiting property gets the slot that pick number `pick` (from 1)
-/// hands out; `None` when none waits.
-pub fn pick(standings: &[Standing], pick: u64) -> Option<usize> {
+/// Which waiting property gets the next slot; `None` when none waits.
+pub fn pick(standings: &[Standing]) -> Option<usize> {
     let waiting =
         || (standings.iter().enumerate()).filter(|(_, s)| s.waiting && !s.running && !s.done);
     let never_ran = waiting()
@@ -117,16 +132,11 @@ pub fn pick(standings: &[Standing], pick: u64) -> Option<usize> {
     if let Some((n, _)) = never_ran {
         return Some(n);
     }
-    let longest_waiting = waiting().min_by_key(|(n, s)| (s.last_pick, *n));
-    if pick.is_multiple_of(FLOOR_EVERY) {
-        return longest_waiting.map(|(n, _)| n);
-    }
     waiting()
-        .max_by(|(a, sa), (b, sb)| {
-            (sa.score().total_cmp(&sb.score()))
-                // Ties to the one that waited longer, then the first.
-                .then(sb.last_pick.cmp(&sa.last_pick))
-                .then(b.cmp(a))
+        .min_by(|(a, sa), (b, sb)| {
+            (sa.spent / sa.weight())
+                .total_cmp(&(sb.spent / sb.weight()))
+                .then(a.cmp(b))
         })
         .map(|(n, _)| n)
 }
@@ -164,7 +174,6 @@ struct State {
     standings: Vec<Standing>,
     /// Slots free now.
     free: usize,
-    picks: u64,
     /// Executions given out in slices (`--runs-total`).
     runs_granted: u64,
     /// The property each pick chose and that has not taken its slot yet.
@@ -195,7 +204,6 @@ impl Schedule {
             state: Mutex::new(State {
                 standings,
                 free: slots.max(1),
-                picks: 0,
                 runs_granted: 0,
                 granted: vec![false; properties],
                 in_slice: vec![0; properties],
@@ -259,6 +267,15 @@ impl Schedule {
         standing.slices += 1;
         standing.busy += result.busy;
         standing.execs += result.execs;
+        standing.spent += match self.total {
+            Total::Time(_) => result.busy.as_secs_f64(),
+            Total::Runs(_) => result.execs as f64 / 1000.0,
+        };
+        standing.dry_slices = if result.new_entries > 0 {
+            0
+        } else {
+            standing.dry_slices + 1
+        };
         standing.reaches_change |= result.reaches_change;
         // Per second of a time budget; per thousand executions of an
         // execution budget, so that its schedule does not depend on the
@@ -317,13 +334,11 @@ impl Schedule {
                     ..s.clone()
                 })
                 .collect();
-            let Some(chosen) = pick(&candidates, state.picks + 1) else {
+            let Some(chosen) = pick(&candidates) else {
                 return;
             };
-            state.picks += 1;
             state.free -= 1;
             state.granted[chosen] = true;
-            state.standings[chosen].last_pick = state.picks;
         }
     }
 
@@ -349,12 +364,13 @@ impl Schedule {
 mod tests {
     use super::*;
 
-    fn standing(slices: u32, yield_rate: f64, last_pick: u64) -> Standing {
+    fn standing(slices: u32, spent: f64, dry_slices: u32) -> Standing {
         Standing {
             waiting: true,
             slices,
-            yield_rate,
-            last_pick,
+            spent,
+            yield_rate: 2.0,
+            dry_slices,
             ..Standing::default()
         }
     }
@@ -362,53 +378,63 @@ mod tests {
     #[test]
     fn properties_that_never_ran_go_first_those_reaching_changed_code_before() {
         let mut all = vec![
-            standing(1, 9.0, 1),
+            standing(1, 0.5, 0),
             standing(0, 0.0, 0),
             standing(0, 0.0, 0),
         ];
-        assert_eq!(pick(&all, 2), Some(1));
+        assert_eq!(pick(&all), Some(1));
         all[2].reaches_change = true;
-        assert_eq!(pick(&all, 2), Some(2));
+        assert_eq!(pick(&all), Some(2));
     }
 
     #[test]
-    fn the_most_productive_property_gets_the_slot_but_none_starves() {
-        let all = vec![
-            standing(3, 0.0, 1),
-            standing(3, 5.0, 3),
-            standing(3, 1.0, 2),
-        ];
-        assert_eq!(pick(&all, 5), Some(1), "the highest yield");
-        assert_eq!(
-            pick(&all, FLOOR_EVERY * 2),
-            Some(0),
-            "the floor: waited longest"
-        );
-        let mut changed = all.clone();
-        changed[2].reaches_change = true;
-        assert_eq!(pick(&changed, 5), Some(1), "1.0 x 4 is less than 5.0");
-        changed[2].yield_rate = 1.5;
-        assert_eq!(pick(&changed, 5), Some(2), "1.5 x 4 is more");
+    fn the_least_served_for_its_weight_goes_next() {
+        // Equal weights: the one that had least.
+        let all = vec![standing(3, 6.0, 0), standing(3, 4.0, 0)];
+        assert_eq!(pick(&all), Some(1));
+        // Dry for a slice: half the weight, so 4 s count as 8.
+        let all = vec![standing(3, 6.0, 0), standing(3, 4.0, 1)];
+        assert_eq!(pick(&all), Some(0));
+        // Dry for long: a quarter, against a productive one's 2; still
+        // picked once that one had eight times as much (none starves).
+        let all = vec![standing(3, 33.0, 0), standing(3, 4.0, 5)];
+        assert_eq!(pick(&all), Some(1));
+        // Reaching changed code weighs four times.
+        let mut all = vec![standing(3, 4.0, 0), standing(3, 12.0, 0)];
+        all[1].reaches_change = true;
+        assert_eq!(pick(&all), Some(1));
+    }
+
+    #[test]
+    fn weights_are_bounded_so_none_starves() {
+        let busy = Standing {
+            yield_rate: 1e9,
+            ..standing(1, 0.0, 0)
+        };
+        assert_eq!(busy.weight(), 2.0);
+        assert_eq!(standing(1, 0.0, 1).weight(), 0.5);
+        assert_eq!(standing(1, 0.0, DRY_LONG).weight(), 0.25);
     }
 
     #[test]
     fn running_done_and_absent_properties_are_not_picked() {
-        let mut all = vec![standing(1, 5.0, 1), standing(1, 1.0, 2)];
+        let mut all = vec![standing(1, 0.0, 0), standing(1, 5.0, 0)];
         all[0].running = true;
-        assert_eq!(pick(&all, 3), Some(1));
+        assert_eq!(pick(&all), Some(1));
         all[1].done = true;
-        assert_eq!(pick(&all, 3), None);
-        assert_eq!(pick(&[], 1), None);
+        assert_eq!(pick(&all), None);
+        assert_eq!(pick(&[]), None);
     }
 
     #[test]
     fn slices_are_a_third_of_an_even_share_within_bounds() {
         let minute = Total::Time(Duration::from_secs(60));
         assert_eq!(slice_of(minute, 2, 2), Slice::Time(Duration::from_secs(20)));
+        assert_eq!(slice_of(minute, 20, 2), Slice::Time(Duration::from_secs(2)));
         assert_eq!(
-            slice_of(minute, 20, 2),
+            slice_of(minute, 40, 2),
             Slice::Time(MIN_SLICE),
-            "60/30 s is 2 s"
+            "60/60 s is 1 s"
         );
         assert_eq!(
             slice_of(Total::Time(Duration::from_secs(3600)), 1, 1),
