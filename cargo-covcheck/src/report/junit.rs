@@ -167,3 +167,46 @@ fn bug_case(property: &str, bug: &BugCount, shared: bool) -> TestCase {
     case.set_classname(property);
     case
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed(file: &str, location: &str, path: u64) -> SeedResult {
+        SeedResult {
+            file: file.to_string(),
+            kind: "failure".to_string(),
+            passed: location == "-",
+            message: "boom".to_string(),
+            location: location.trim_matches('-').to_string(),
+            path,
+            micros: 10,
+        }
+    }
+
+    #[test]
+    fn the_failing_seeds_of_one_bug_share_a_test_case() {
+        let seeds = [
+            seed("a.toml", "src/lib.rs:4:9", 7),
+            seed("b.toml", "src/lib.rs:4:9", 7),
+            seed("c.toml", "src/lib.rs:4:9", 8),
+            seed("d.toml", "-", 0),
+            // Killed the test binary: no location, a case of its own each.
+            seed("e.toml", "", 0),
+            seed("f.toml", "", 0),
+        ];
+        let bugs: Vec<Vec<&str>> = failing_by_bug(&seeds)
+            .iter()
+            .map(|bug| bug.iter().map(|s| s.file.as_str()).collect())
+            .collect();
+        assert_eq!(
+            bugs,
+            [
+                vec!["a.toml", "b.toml"],
+                vec!["c.toml"],
+                vec!["e.toml"],
+                vec!["f.toml"]
+            ]
+        );
+    }
+}
