@@ -4,7 +4,7 @@
 //! no git checkout, or a revision it does not have, is an error at once
 //! (exit 2), not after minutes of compiling. Once the properties are built,
 //! each one's corpus runs in a reach worker ([`changed::corpus_reach`]), and
-//! [`changed::aim`] maps the changed lines to each test binary's counters:
+//! [`changed::aim()`] maps the changed lines to each test binary's counters:
 //! the properties whose corpus reaches them go first, and their workers
 //! favour the entries that run them. After the campaigns, the corpora are
 //! measured again on the coverage report's build ([`Build::Coverage`]),
