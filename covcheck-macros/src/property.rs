@@ -180,7 +180,8 @@ pub fn expand(args: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     function.vis = syn::Visibility::Inherited;
 
     let info = info_function(&name, &options);
-    let closure = property_closure(&args, &body_name, &function.sig.output);
+    let asyncness = function.sig.asyncness.is_some();
+    let closure = property_closure(&args, (&body_name, asyncness), &function.sig.output);
     Ok(quote! {
         #(#test_attrs)*
         #[test]
@@ -284,8 +285,14 @@ fn info_function(name: &syn::Ident, options: &Options) -> TokenStream {
 /// `let __covcheck_closure`: the non-generic closure the runtime runs for
 /// each case. It generates every argument, records their renderings when
 /// asked, stops there when only the arguments are wanted, and calls the
-/// body (`body_name`), turning a returned `Err` into its `Debug` text.
-fn property_closure(args: &[Arg], body_name: &syn::Ident, output: &ReturnType) -> TokenStream {
+/// body (`body_name`; an `async` one is run to completion on covcheck's
+/// current-thread executor), turning a returned `Err` into its `Debug`
+/// text.
+fn property_closure(
+    args: &[Arg],
+    (body_name, asyncness): (&syn::Ident, bool),
+    output: &ReturnType,
+) -> TokenStream {
     let generators = args.iter().enumerate().filter_map(|(n, arg)| {
         let expr = arg.generator.as_ref()?;
         let var = format_ident!("__covcheck_generator_{}", n);
@@ -335,15 +342,20 @@ fn property_closure(args: &[Arg], body_name: &syn::Ident, output: &ReturnType) -
             None => quote!(#ident),
         }
     });
+    let invoke = if asyncness {
+        quote!(::covcheck_rt::__private::block_on(#body_name(#(#call_args),*)))
+    } else {
+        quote!(#body_name(#(#call_args),*))
+    };
     let call = match output {
         ReturnType::Type(..) => quote! {
-            match #body_name(#(#call_args),*) {
+            match #invoke {
                 ::core::result::Result::Ok(()) => ::core::result::Result::Ok(()),
                 ::core::result::Result::Err(error) => ::core::result::Result::Err(::std::format!("Err({:?})", error)),
             }
         },
         ReturnType::Default => quote! {
-            #body_name(#(#call_args),*);
+            #invoke;
             ::core::result::Result::Ok(())
         },
     };
@@ -366,13 +378,6 @@ fn property_closure(args: &[Arg], body_name: &syn::Ident, output: &ReturnType) -
 
 fn check_signature(function: &ItemFn) -> syn::Result<()> {
     let sig = &function.sig;
-    if let Some(token) = &sig.asyncness {
-        return Err(Error::new(
-            token.span(),
-            "a #[covcheck] property cannot be `async`; make it a plain fn and block on the future inside \
-             (e.g. with your runtime's `block_on`)",
-        ));
-    }
     if let Some(token) = &sig.constness {
         return Err(Error::new(
             token.span(),

@@ -147,6 +147,7 @@ compile_error!(
      campaigns run on Linux only. Plain `cargo test` needs no feature, and works on macOS and Windows too."
 );
 
+mod block_on;
 mod call_path;
 mod case_watch;
 mod choice;
@@ -188,6 +189,7 @@ extern crate self as covcheck_rt;
 /// Items the macros expand to. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::block_on::block_on;
     pub use crate::config::Attributes;
     pub use crate::generate::{Generate, Generator, Lend};
     pub use crate::harness::run_test;

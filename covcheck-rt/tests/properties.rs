@@ -193,6 +193,20 @@ fn a_borrowed_str_takes_a_generator_of_strings_or_of_literals(
     assert_eq!(upper, upper.to_uppercase());
 }
 
+async fn sum_of(data: &[u8]) -> u32 {
+    data.iter().map(|&b| u32::from(b)).sum()
+}
+
+/// An `async` property runs to completion on covcheck's executor, with
+/// borrowed arguments and `.await`s inside.
+#[covcheck(seed = 17)]
+async fn async_properties_run_to_completion(data: &[u8], extra: u8) {
+    let sum = sum_of(data).await;
+    assert!(sum <= 255 * data.len() as u32);
+    let more = async { u32::from(extra) }.await;
+    assert_eq!(sum_of(&[extra]).await, more);
+}
+
 /// Properties that fail on purpose. `#[ignore]`d: only
 /// `planted_bugs_in_borrowed_arguments_are_found_and_shrunk` runs them, each
 /// in a child process of this test binary with `COVCHECK_SEEDS=off`, so
@@ -217,6 +231,12 @@ mod planted {
                 .any(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_digit()),
             "a digit after a letter"
         );
+    }
+    #[covcheck(seed = 18)]
+    #[ignore = "fails on purpose: run by planted_bugs_in_borrowed_arguments_are_found_and_shrunk"]
+    async fn an_async_bug(x: u32) {
+        let y = async { x }.await;
+        assert!(y < 1000, "{y} is too large");
     }
 }
 
@@ -250,4 +270,11 @@ fn planted_bugs_in_borrowed_arguments_are_found_and_shrunk() {
     let text = run_planted("a_digit_after_a_letter");
     assert!(text.contains("a digit after a letter"), "{text}");
     assert!(text.contains("text = \"a0\""), "{text}");
+
+    let text = run_planted("an_async_bug");
+    assert!(text.contains("is too large"), "{text}");
+    assert!(
+        text.contains("x = 1000"),
+        "an async property shrinks: {text}"
+    );
 }

@@ -5,6 +5,7 @@
 //! slowest test holding up the next file. Run one area with
 //! `cargo test -p covcheck-e2e --test e2e <module>::`.
 
+mod async_properties;
 mod caches;
 mod campaigns;
 mod ci_recipe;
