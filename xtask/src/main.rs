@@ -21,7 +21,8 @@ const USAGE: &str = "usage: cargo xtask <chore>
 chores:
   ci         cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the
              same for covcheck-rt's campaign worker, the engine library
-             (cargo-covcheck/engine) and covcheck-rt's arbitrary/proptest generators,
+             (cargo-covcheck/engine), covcheck-rt's arbitrary/proptest generators and
+             its tokio executor,
              clippy of covcheck-rt and cargo-covcheck for Windows and macOS
              (rustup target add), and bench --quick (what .ci/run runs)
   engine     cargo on the campaign engine's sources (cargo-covcheck/engine, which
@@ -188,8 +189,9 @@ fn ci() -> ExitCode {
     );
     // The campaign side of the runtime is behind covcheck-rt's `campaign`
     // feature, which plain `cargo test` never enables; the bridges to
-    // arbitrary and proptest are optional features too.
-    let features: [&[&str]; 4] = [
+    // arbitrary and proptest are optional features too, and so is running
+    // async properties on tokio.
+    let features: [&[&str]; 5] = [
         &[
             &["clippy", "-p", "covcheck-rt", "--features", "campaign"][..],
             &clippy,
@@ -210,7 +212,7 @@ fn ci() -> ExitCode {
                 "-p",
                 "covcheck-rt",
                 "--features",
-                "arbitrary,proptest",
+                "arbitrary,proptest,tokio",
             ][..],
             &clippy,
         ]
@@ -223,6 +225,15 @@ fn ci() -> ExitCode {
             "arbitrary,proptest",
             "--lib",
             "generators",
+        ],
+        &[
+            "test",
+            "-p",
+            "covcheck-rt",
+            "--features",
+            "tokio",
+            "--lib",
+            "block_on",
         ],
     ];
     for args in features {
