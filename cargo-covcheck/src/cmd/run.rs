@@ -1,8 +1,9 @@
 //! `cargo covcheck` and `cargo covcheck run`: a coverage-guided campaign for
 //! every selected property, a few at a time, with live status and a summary.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::changed::{Aim, ChangedLines};
 use crate::cli::{ReportArgs, RunArgs};
 use crate::compile::{Build, Plan};
 use crate::discover::{Filter, Property};
@@ -35,17 +36,7 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
     if properties.is_empty() {
         return Ok(Outcome::NothingTested);
     }
-    // Only campaigns load the engine: built after the tests, so that a crate
-    // that does not compile, or has no properties, hears so first.
-    if let Err(unusable) = plan.engine.check() {
-        match &unusable {
-            Unusable::Damaged(damage) => reporter.report(Event::EngineDamaged(damage)),
-            Unusable::NotBuilt => reporter.report(Event::EngineBuilding {
-                dir: plan.engine.root(),
-            }),
-        }
-        plan.engine.build()?;
-    }
+    ensure_engine(&plan, reporter)?;
     let mut settings = settings(args, &plan, &properties, reporter);
     // `-j` counts workers: what the properties leave over goes to them.
     let (workers, capped) = pool::capped_jobs(args.jobs);
@@ -60,13 +51,11 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         }
         None => None,
     };
-    let focus = since::focus(aim.as_ref(), &properties);
-    let per_property = pool::workers_per_item(workers, properties.len());
     let reaching: Vec<bool> = (aim.iter())
         .flat_map(|a| a.reached.iter().map(|r| !r.is_empty()))
         .collect();
     let schedule = shared_budget(args, &mut settings, properties.len(), workers, &reaching);
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     reporter.report(Event::CampaignsStarting {
         properties: properties.len(),
         jobs: workers,
@@ -77,76 +66,152 @@ pub fn run(args: &RunArgs, reporter: &mut dyn Reporter) -> Result<Outcome, Error
         reporter.report(Event::Network(network));
     }
     interrupt::install();
-    let sharing = network.as_ref().map_or(Sharing::Local, Sharing::Network);
-    // With a shared budget every campaign runs at once, each waiting for
-    // the slots the schedule gives it.
-    let at_once = match &schedule {
-        Some(_) => properties.len(),
-        None => workers.min(properties.len()),
+    let seats = Seats {
+        sharing: network.as_ref().map_or(Sharing::Local, Sharing::Network),
+        schedule: schedule.as_ref(),
+        focus: since::focus(aim.as_ref(), &properties),
+        jobs: workers,
+        workers: pool::workers_per_item(workers, properties.len()),
     };
-    let summaries = pool::in_parallel(
-        at_once,
-        &properties,
-        |index, property, events| {
-            let workers = per_property[index];
-            let seat = Seat {
-                sharing,
-                schedule: schedule.as_ref(),
-                focus: &focus[index],
-            };
-            supervise::run_property(index, property, &settings, workers, seat, events)
-        },
-        |mut event| {
-            with_cost_plot(&mut event, &settings.covcheck_dir);
-            reporter.report(event)
-        },
-    );
+    let summaries = campaigns(&properties, &settings, &seats, reporter);
     drop(network);
     let summary = RunSummary {
         rows: properties.iter().zip(summaries).collect(),
         interrupted: interrupt::interrupted(),
     };
     reporter.report(Event::CampaignsFinished(&summary));
-    let mut outcome = summary.outcome();
-    if let (Some(change), Some(aim), None) = (&change, &aim, summary.interrupted) {
-        let measure = (&args.build, filter, &settings, workers);
-        match since::reach_of_change(change, aim, &properties, measure, reporter) {
-            Ok(reach) => reporter.report(Event::ChangeReached(&reach)),
-            Err(error) => {
-                let problem = format!("the changed lines no property reached are unknown: {error}");
-                reporter.report(Event::Warning(problem));
-                outcome = outcome.worst(Outcome::InternalError);
+    let after = AfterCampaigns {
+        filter,
+        settings: &settings,
+        workers,
+        aimed: change.as_ref().zip(aim.as_ref()),
+        properties: &properties,
+        elapsed: started.elapsed(),
+    };
+    Ok(after.conclude(args, &summary, reporter))
+}
+
+/// Builds the campaign engine if it is not built (or damaged). Only
+/// campaigns load it: built after the tests, so that a crate that does not
+/// compile, or has no properties, hears so first.
+fn ensure_engine(plan: &Plan, reporter: &mut dyn Reporter) -> Result<(), Error> {
+    if let Err(unusable) = plan.engine.check() {
+        match &unusable {
+            Unusable::Damaged(damage) => reporter.report(Event::EngineDamaged(damage)),
+            Unusable::NotBuilt => reporter.report(Event::EngineBuilding {
+                dir: plan.engine.root(),
+            }),
+        }
+        plan.engine.build()?;
+    }
+    Ok(())
+}
+
+/// Where each property's campaign gets its workers from.
+struct Seats<'s> {
+    sharing: Sharing<'s>,
+    /// The run's shared budget, if it has one.
+    schedule: Option<&'s Schedule>,
+    /// Per property, the counters of changed code (`--since`).
+    focus: Vec<Vec<u32>>,
+    /// Worker processes in all (`-j`), and per property.
+    jobs: usize,
+    workers: Vec<usize>,
+}
+
+/// Every property's campaign, a few at a time (all at once with a shared
+/// budget: each then waits for the slots the schedule gives it), their
+/// events reported as they come.
+fn campaigns(
+    properties: &[Property],
+    settings: &Settings,
+    seats: &Seats<'_>,
+    reporter: &mut dyn Reporter,
+) -> Vec<crate::events::Summary> {
+    let at_once = match seats.schedule {
+        Some(_) => properties.len(),
+        None => seats.jobs.min(properties.len()),
+    };
+    pool::in_parallel(
+        at_once,
+        properties,
+        |index, property, events| {
+            let seat = Seat {
+                sharing: seats.sharing,
+                schedule: seats.schedule,
+                focus: &seats.focus[index],
+            };
+            let workers = seats.workers[index];
+            supervise::run_property(index, property, settings, workers, seat, events)
+        },
+        |mut event| {
+            with_cost_plot(&mut event, &settings.covcheck_dir);
+            reporter.report(event)
+        },
+    )
+}
+
+/// What the run still has to say once its campaigns ended.
+struct AfterCampaigns<'a> {
+    filter: Filter<'a>,
+    settings: &'a Settings,
+    workers: usize,
+    /// The change and the aim at it (`--since`).
+    aimed: Option<(&'a ChangedLines, &'a Aim)>,
+    properties: &'a [Property],
+    elapsed: Duration,
+}
+
+impl AfterCampaigns<'_> {
+    /// The changed lines no property reached, the JUnit file and the
+    /// coverage report, as asked; the run's outcome. None of them, failing,
+    /// hides a failure's exit 1: the findings are saved and reported.
+    fn conclude(
+        &self,
+        args: &RunArgs,
+        summary: &RunSummary<'_>,
+        reporter: &mut dyn Reporter,
+    ) -> Outcome {
+        let mut outcome = summary.outcome();
+        if let (Some((change, aim)), None) = (self.aimed, summary.interrupted) {
+            let measure = (&args.build, self.filter, self.settings, self.workers);
+            match since::reach_of_change(change, aim, self.properties, measure, reporter) {
+                Ok(reach) => reporter.report(Event::ChangeReached(&reach)),
+                Err(error) => {
+                    let problem =
+                        format!("the changed lines no property reached are unknown: {error}");
+                    reporter.report(Event::Warning(problem));
+                    outcome = outcome.worst(Outcome::InternalError);
+                }
             }
         }
-    }
-    if let Some(path) = &args.junit {
-        // The findings are saved and reported: a JUnit file that cannot be
-        // written is an error of its own, and never hides a failure's 1.
-        match write_junit(path, &summary, started.elapsed()) {
-            Ok(()) => reporter.report(Event::JunitWritten(path)),
-            Err(error) => {
-                reporter.report(Event::Warning(error.to_string()));
-                outcome = outcome.worst(Outcome::InternalError);
+        if let Some(path) = &args.junit {
+            match write_junit(path, summary, self.elapsed) {
+                Ok(()) => reporter.report(Event::JunitWritten(path)),
+                Err(error) => {
+                    reporter.report(Event::Warning(error.to_string()));
+                    outcome = outcome.worst(Outcome::InternalError);
+                }
             }
         }
+        if args.report && summary.interrupted.is_none() {
+            let report = ReportArgs {
+                filter: args.filter.clone(),
+                exact: args.exact,
+                build: args.build.clone(),
+                jobs: args.jobs,
+                limits: args.limits.clone(),
+                message_format: args.message_format,
+                ..ReportArgs::default()
+            };
+            let reported = super::report::run(&report, reporter).unwrap_or_else(|error| {
+                reporter.report(Event::Warning(format!("no coverage report: {error}")));
+                Outcome::InternalError
+            });
+            outcome = outcome.worst(reported);
+        }
+        outcome
     }
-    if args.report && summary.interrupted.is_none() {
-        let report = ReportArgs {
-            filter: args.filter.clone(),
-            exact: args.exact,
-            build: args.build.clone(),
-            jobs: args.jobs,
-            limits: args.limits.clone(),
-            message_format: args.message_format,
-            ..ReportArgs::default()
-        };
-        let reported = super::report::run(&report, reporter).unwrap_or_else(|error| {
-            reporter.report(Event::Warning(format!("no coverage report: {error}")));
-            Outcome::InternalError
-        });
-        return Ok(outcome.worst(reported));
-    }
-    Ok(outcome)
 }
 
 /// Writes the campaign's JUnit report to `path`.
