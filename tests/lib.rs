@@ -538,3 +538,32 @@ pub fn text_of(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+/// Runs git in `repo`, as a user with no configuration of their own.
+pub fn git(repo: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=covcheck",
+            "-c",
+            "user.email=dev@covcheck.invalid",
+        ])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(repo)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        text_of(&output)
+    );
+}

@@ -27,7 +27,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use covcheck_e2e::{Fixture, text_of, workspace_root};
+use covcheck_e2e::{Fixture, git, text_of, workspace_root};
 
 /// The code under test on `main`, and two properties of it: the pull
 /// requests change `decode` only.
@@ -272,35 +272,6 @@ fn forget_campaigns_of(package: &str) {
             }
         }
     }
-}
-
-/// Runs git in `repo`, as a user with no configuration of their own.
-fn git(repo: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .args([
-            "-c",
-            "user.name=covcheck",
-            "-c",
-            "user.email=dev@covcheck.invalid",
-        ])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        text_of(&output)
-    );
 }
 
 /// The JUnit test cases of `file` that failed: (class name, test name).

@@ -9,10 +9,8 @@
 //! before anything is built (exit 2).
 
 use std::fs;
-use std::path::Path;
-use std::process::Command;
 
-use covcheck_e2e::{Fixture, events, findings, text_of};
+use covcheck_e2e::{Fixture, events, findings, git, text_of};
 use covcheck_protocol::messages::{Message, SourceLine};
 
 const BEFORE: &str = r#"
@@ -47,60 +45,23 @@ const BEFORE: &str = r#"
 
 /// The change: a bug behind the record tag, and a branch for a factor no
 /// property passes.
-const AFTER: &str = r#"
-    fn parse_record(tag: u32, len: u8) -> Option<Vec<u8>> {
-        if tag == 0x5245_4344 {
-            assert!(len != 0x7f, "a record of length 127 is cut short");
-            return Some(vec![0; usize::from(len)]);
-        }
-        None
-    }
-
-    fn scale(x: u32, factor: u32) -> u32 {
-        if factor == 0 {
-            eprintln!("a zero factor");
-            return u32::MAX;
-        }
-        x.wrapping_mul(factor)
-    }
-
-    #[covcheck]
-    fn records_parse(tag: u32, len: u8) {
-        if let Some(record) = parse_record(tag, len) {
-            assert_eq!(record.len(), usize::from(len));
-        }
-    }
-
-    #[covcheck]
-    fn scaling_by_two_doubles(x: u16) {
-        assert_eq!(scale(u32::from(x), std::hint::black_box(2)), u32::from(x) * 2);
-    }
-
-    #[covcheck]
-    fn sums_commute(a: u8, b: u8) {
-        assert_eq!(u16::from(a) + u16::from(b), u16::from(b) + u16::from(a));
-    }
-"#;
-
-fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        text_of(&output)
-    );
+fn after() -> String {
+    let bug = "if tag == 0x5245_4344 {\n";
+    let branch = "fn scale(x: u32, factor: u32) -> u32 {\n";
+    BEFORE
+        .replacen(
+            bug,
+            &format!("{bug}            assert!(len != 0x7f, \"a record of length 127 is cut short\");\n"),
+            1,
+        )
+        .replacen(
+            branch,
+            &format!(
+                "{branch}        if factor == 0 {{\n            eprintln!(\"a zero factor\");\n            \
+                 return u32::MAX;\n        }}\n"
+            ),
+            1,
+        )
 }
 
 /// The line of `lib.rs` whose text, trimmed, is `text`.
@@ -129,7 +90,7 @@ fn a_campaign_since_a_commit_runs_the_property_reaching_it_first_and_names_what_
     let before = fixture.covcheck(&budget);
     assert_eq!(before.status.code(), Some(0), "{}", text_of(&before));
 
-    fixture.write_property(AFTER);
+    fixture.write_property(&after());
     git(dir, &["commit", "-qam", "after"]);
     let output = fixture.covcheck(&[&["--since", "HEAD~1"][..], &budget].concat());
     let messages = events(&output.stdout);
