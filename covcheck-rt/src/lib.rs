@@ -168,6 +168,7 @@ mod rng;
 mod runner;
 mod shrink;
 mod source;
+pub mod stateful;
 mod target;
 mod text;
 mod watchdog;

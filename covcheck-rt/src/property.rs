@@ -235,6 +235,59 @@ pub fn assume(condition: bool) {
     }
 }
 
+/// Adds `context` to the message of the panic unwinding through the
+/// caller, and goes on unwinding it: what a stateful property's runner does
+/// with a panic of the system under test, so that the report says at which
+/// command it came, while the panic keeps its own origin (the shrinker keeps
+/// failing there). Outside a case (a reproduction pasted into a plain
+/// `#[test]`) the panic was printed already, and `context` is printed after it.
+pub(crate) fn resume_with_context(payload: Box<dyn Any + Send>, context: &str) -> ! {
+    if payload.downcast_ref::<Rejection>().is_none() {
+        let recorded = LAST_PANIC.with(|p| match p.borrow_mut().as_mut() {
+            Some(failure) => {
+                failure.message.push_str(context);
+                true
+            }
+            None => false,
+        });
+        if !recorded {
+            eprintln!("{}", context.trim_start());
+        }
+    }
+    panic::resume_unwind(payload)
+}
+
+/// Makes the panics of this thread (one a property started, that the
+/// property joins) recorded like those of a case, instead of printed; the
+/// thread hands its failure over with [`take_thread_failure`].
+pub(crate) fn capture_panics_on_this_thread() {
+    install_hook();
+    CAPTURING.with(|c| c.set(true));
+}
+
+/// The failure of the panic this thread raised last, when it captures them.
+pub(crate) fn take_thread_failure() -> Option<Failure> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
+}
+
+/// Fails the running case with `failure` (one another thread raised), as
+/// if it had been raised here: its message and origin are what the report
+/// and the shrinker see.
+pub(crate) fn fail_with(failure: Failure) -> ! {
+    let message = failure.message.clone();
+    let captured = LAST_PANIC.with(|p| {
+        let capturing = CAPTURING.with(Cell::get);
+        if capturing {
+            *p.borrow_mut() = Some(failure);
+        }
+        capturing
+    });
+    if !captured {
+        panic!("{message}");
+    }
+    panic::resume_unwind(Box::new(message))
+}
+
 /// The last panic of a thread that was not running a case (a thread the
 /// property started, for one).
 static OTHER_THREAD_PANIC: std::sync::Mutex<Option<Failure>> = std::sync::Mutex::new(None);

@@ -7,3 +7,4 @@
 mod heuristics;
 mod runner;
 mod shrinking;
+mod stateful;
