@@ -11,7 +11,7 @@
 //! |---|---|
 //! | interesting / fresh | redraws one choice with the value heuristics (AFL's interesting values for its width, extremes, small values) |
 //! | bit flip, arithmetic | flips a bit of, or adds ±1..35 to, the *value* of an integer draw |
-//! | delete / duplicate / swap spans | collections grow and shrink coherently |
+//! | delete / duplicate / rearrange spans | collections grow and shrink coherently; rearranging swaps two values of one type, or moves or copies one before another (commands between a stateful sequence's threads too) |
 //! | repeat a span | 3 to 512 copies of a span at once: long operation sequences, long runs of one element |
 //! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
 //! | splice | replaces a span by a span of the same type from another corpus entry |
@@ -84,7 +84,7 @@ enum Op {
     DeleteSpan,
     DuplicateSpan,
     RepeatSpan,
-    SwapSpans,
+    RearrangeSpans,
     Splice,
     InputToState,
     WriteToken,
@@ -105,7 +105,7 @@ const OPS: [Op; 17] = [
     Op::DuplicateSpan,
     Op::RepeatSpan,
     Op::OverwriteRun,
-    Op::SwapSpans,
+    Op::RearrangeSpans,
     Op::Splice,
     Op::InputToState,
     Op::WriteToken,
@@ -187,7 +187,7 @@ impl ChoiceMutator {
                     Op::DuplicateSpan if spans_valid => self.duplicate_span(shape, indices),
                     Op::RepeatSpan if spans_valid => self.repeat_span(shape, indices),
                     Op::OverwriteRun => self.overwrite_run(shape, indices),
-                    Op::SwapSpans if spans_valid => self.swap_spans(shape, indices),
+                    Op::RearrangeSpans if spans_valid => self.rearrange_spans(shape, indices),
                     Op::Splice if spans_valid => {
                         donor.is_some_and(|d| self.splice(shape, indices, d))
                     }
@@ -237,7 +237,7 @@ impl ChoiceMutator {
         let (choices, spans) = (!shape.choices.is_empty(), !shape.spans.is_empty());
         match op {
             Op::Fresh | Op::Interesting | Op::BitFlip | Op::Arith => choices,
-            Op::DeleteSpan | Op::DuplicateSpan | Op::RepeatSpan | Op::SwapSpans => spans,
+            Op::DeleteSpan | Op::DuplicateSpan | Op::RepeatSpan | Op::RearrangeSpans => spans,
             Op::Splice => spans && donor,
             Op::InputToState => {
                 self.cmp_mutations

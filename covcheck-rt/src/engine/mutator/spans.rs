@@ -47,23 +47,35 @@ impl ChoiceMutator {
         true
     }
 
-    pub(super) fn swap_spans(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
+    /// Rearranges the values of one type: swaps two spans of the same
+    /// label, or moves one (half the time a copy of it) to just before
+    /// another. Spans of the same label at the same depth are the same kind
+    /// of value (two elements of a collection, two commands of a stateful
+    /// sequence, from one thread's sequence to another's), so they may
+    /// differ in length; at different depths only equal lengths are swapped,
+    /// as before.
+    pub(super) fn rearrange_spans(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
         let Some(a) = self.random_span(shape) else {
             return false;
         };
-        let same: Vec<&Span> = shape
+        let partners: Vec<&Span> = shape
             .spans
             .iter()
             .filter(|b| {
-                b.label == a.label && b.len() == a.len() && (b.start >= a.end || b.end <= a.start)
+                b.label == a.label
+                    && (b.start >= a.end || b.end <= a.start)
+                    && (b.depth == a.depth || b.len() == a.len())
             })
             .collect();
-        if same.is_empty() {
+        if partners.is_empty() {
             return false;
         }
-        let b = *same[self.rng.index(same.len())];
-        for k in 0..a.len() {
-            indices.swap(a.start + k, b.start + k);
+        let b = *partners[self.rng.index(partners.len())];
+        if b.len() == a.len() || self.rng.percent(50) {
+            swap_disjoint(indices, a, b);
+        } else {
+            let keep_original = self.rng.percent(50);
+            move_before(indices, a, b, keep_original);
         }
         true
     }
@@ -192,4 +204,39 @@ pub(super) fn enum_values(shape: &Shape) -> Vec<Span> {
         .collect();
     values.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
     values
+}
+
+/// Swaps the choices of two disjoint spans, of any lengths.
+fn swap_disjoint(indices: &mut Vec<u64>, a: Span, b: Span) {
+    let (first, second) = if a.start < b.start { (a, b) } else { (b, a) };
+    if first.len() == second.len() {
+        for k in 0..first.len() {
+            indices.swap(first.start + k, second.start + k);
+        }
+        return;
+    }
+    let mut out = Vec::with_capacity(indices.len());
+    out.extend_from_slice(&indices[..first.start]);
+    out.extend_from_slice(&indices[second.start..second.end]);
+    out.extend_from_slice(&indices[first.end..second.start]);
+    out.extend_from_slice(&indices[first.start..first.end]);
+    out.extend_from_slice(&indices[second.end..]);
+    *indices = out;
+}
+
+/// Moves span `a` to just before span `b` (disjoint), or copies it there
+/// when `keep_original`.
+fn move_before(indices: &mut Vec<u64>, a: Span, b: Span, keep_original: bool) {
+    let copy: Vec<u64> = indices[a.start..a.end].to_vec();
+    if b.start >= a.end {
+        indices.splice(b.start..b.start, copy);
+        if !keep_original {
+            indices.drain(a.start..a.end);
+        }
+    } else {
+        if !keep_original {
+            indices.drain(a.start..a.end);
+        }
+        indices.splice(b.start..b.start, copy);
+    }
 }

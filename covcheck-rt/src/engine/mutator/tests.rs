@@ -398,3 +398,24 @@ fn mutants_always_generate_a_value() {
         let _: Vec<(u8, bool)> = value_of(&mutant);
     }
 }
+
+#[test]
+fn rearranging_swaps_moves_and_copies_operations_of_different_sizes() {
+    // push 5, pop, push 6: the pushes' spans are longer than the pop's.
+    let indices = vec![1, 1, 5, 1, 0, 1, 1, 6];
+    assert_eq!(
+        value_of::<Vec<Op>>(&indices),
+        [Op::Push(5), Op::Pop, Op::Push(6)]
+    );
+    let shape = shape_of::<Vec<Op>>(&indices);
+    let values: Vec<Vec<Op>> = mutants(&indices, 200, |m, i| m.rearrange_spans(&shape, i));
+    let seen = |expected: &[Op]| values.iter().any(|v| v == expected);
+    // A swap of a push with the pop, a move of the pop to the front, and a
+    // copy of a push before another.
+    assert!(seen(&[Op::Pop, Op::Push(5), Op::Push(6)]), "{values:?}");
+    assert!(seen(&[Op::Push(5), Op::Push(6), Op::Pop]), "{values:?}");
+    assert!(
+        seen(&[Op::Push(5), Op::Push(5), Op::Pop, Op::Push(6)]),
+        "{values:?}"
+    );
+}
