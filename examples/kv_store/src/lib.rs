@@ -1,0 +1,226 @@
+//! An in-memory key-value store: open addressing with linear probing, and
+//! deletion by backward shifting (no tombstones), as in Rust's own
+//! `hashbrown` before SwissTable or in Robin Hood tables.
+//!
+//! The planted bug: the mask that the backward shift uses to find an
+//! entry's home slot is cached when the store is made and not updated when
+//! the table grows. Until the first resize it is right. After it, a delete
+//! can shift an entry in front of its home slot, or leave a hole in front
+//! of it, and the entry is lost to lookups. Reaching it takes at least four
+//! operations: three puts (the third grows the table) and a delete next to
+//! a probe chain.
+
+/// The slots a new store starts with.
+const INITIAL_SLOTS: usize = 4;
+
+/// A map from `u8` keys to `u32` values.
+pub struct KvStore {
+    slots: Vec<Option<(u8, u32)>>,
+    len: usize,
+    /// `slots.len() - 1`, cached for the backward shift (the bug: stale
+    /// after a resize).
+    shift_mask: usize,
+}
+
+impl Default for KvStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl KvStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        KvStore {
+            slots: vec![None; INITIAL_SLOTS],
+            len: 0,
+            shift_mask: INITIAL_SLOTS - 1,
+        }
+    }
+
+    /// How many keys it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: u8) -> Option<u32> {
+        self.find(key)
+            .and_then(|slot| self.slots[slot].map(|(_, v)| v))
+    }
+
+    /// Sets `key` to `value`; returns the value it replaced.
+    pub fn insert(&mut self, key: u8, value: u32) -> Option<u32> {
+        if let Some(slot) = self.find(key) {
+            let old = self.slots[slot].replace((key, value));
+            return old.map(|(_, v)| v);
+        }
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        self.place(key, value);
+        self.len += 1;
+        None
+    }
+
+    /// Removes `key`; returns its value.
+    pub fn remove(&mut self, key: u8) -> Option<u32> {
+        let slot = self.find(key)?;
+        let (_, value) = self.slots[slot].take()?;
+        self.len -= 1;
+        self.shift_back(slot);
+        Some(value)
+    }
+
+    /// Closes the hole at `hole`: each later entry of the probe chain whose
+    /// home is not between the hole and itself moves into it.
+    fn shift_back(&mut self, mut hole: usize) {
+        let mask = self.slots.len() - 1;
+        let mut next = (hole + 1) & mask;
+        while let Some((key, value)) = self.slots[next] {
+            let home = home(key, self.shift_mask);
+            let from_home = next.wrapping_sub(home) & mask;
+            let from_hole = next.wrapping_sub(hole) & mask;
+            if from_home >= from_hole {
+                self.slots[hole] = Some((key, value));
+                self.slots[next] = None;
+                hole = next;
+            }
+            next = (next + 1) & mask;
+        }
+    }
+
+    fn find(&self, key: u8) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut slot = home(key, mask);
+        loop {
+            match self.slots[slot] {
+                None => return None,
+                Some((k, _)) if k == key => return Some(slot),
+                Some(_) => slot = (slot + 1) & mask,
+            }
+        }
+    }
+
+    fn place(&mut self, key: u8, value: u32) {
+        let mask = self.slots.len() - 1;
+        let mut slot = home(key, mask);
+        while self.slots[slot].is_some() {
+            slot = (slot + 1) & mask;
+        }
+        self.slots[slot] = Some((key, value));
+    }
+
+    fn grow(&mut self) {
+        let bigger = vec![None; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, bigger);
+        for (key, value) in old.into_iter().flatten() {
+            self.place(key, value);
+        }
+    }
+}
+
+/// The home slot of `key` in a table of `mask + 1` slots (a multiplicative
+/// hash, so neighbouring keys land apart).
+fn home(key: u8, mask: usize) -> usize {
+    (usize::from(key).wrapping_mul(0x9E37_79B9) >> 7) & mask
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use covcheck_rt::stateful::{Commands, Model, System};
+    use covcheck_rt::{Source, covcheck};
+
+    use super::KvStore;
+
+    /// What a user can do to the store.
+    #[derive(Clone, Debug)]
+    pub enum Op {
+        Put { key: u8, value: u32 },
+        Get { key: u8 },
+        Delete { key: u8 },
+    }
+
+    /// The reference: a `BTreeMap`.
+    pub struct MapModel;
+
+    impl Model for MapModel {
+        type State = BTreeMap<u8, u32>;
+        type Command = Op;
+        type Output = Option<u32>;
+
+        fn init() -> Self::State {
+            BTreeMap::new()
+        }
+
+        fn command(state: &Self::State, src: &mut Source) -> Op {
+            // Reads and deletes of keys the store holds are the ones that
+            // probe its chains; a fresh key now and then covers misses.
+            let keys: Vec<u8> = state.keys().copied().collect();
+            let key = |src: &mut Source| {
+                if keys.is_empty() || src.draw_bool() {
+                    src.draw_int(0, 15)
+                } else {
+                    keys[src.draw_int(0, keys.len() - 1)]
+                }
+            };
+            match src.draw_variant(3, 3) {
+                0 => Op::Put {
+                    key: src.draw_int(0, 15),
+                    value: src.draw_int(0, 1000),
+                },
+                1 => Op::Get { key: key(src) },
+                _ => Op::Delete { key: key(src) },
+            }
+        }
+
+        fn precondition(state: &Self::State, op: &Op) -> bool {
+            // The store's API allows deleting a missing key; the model
+            // leaves it out so that every delete removes something.
+            !matches!(op, Op::Delete { key } if !state.contains_key(key))
+        }
+
+        fn apply(state: &mut Self::State, op: &Op) -> Option<u32> {
+            match *op {
+                Op::Put { key, value } => state.insert(key, value),
+                Op::Get { key } => state.get(&key).copied(),
+                Op::Delete { key } => state.remove(&key),
+            }
+        }
+    }
+
+    impl System for KvStore {
+        type Model = MapModel;
+
+        fn new() -> Self {
+            KvStore::new()
+        }
+
+        fn run(&mut self, op: &Op) -> Option<u32> {
+            match *op {
+                Op::Put { key, value } => self.insert(key, value),
+                Op::Get { key } => self.get(key),
+                Op::Delete { key } => self.remove(key),
+            }
+        }
+
+        fn check(&self, model: &BTreeMap<u8, u32>) {
+            assert_eq!(self.len(), model.len(), "the store's length");
+            for (&key, &value) in model {
+                assert_eq!(self.get(key), Some(value), "key {key} is lost");
+            }
+        }
+    }
+
+    #[covcheck]
+    fn the_store_behaves_like_a_map(commands: Commands<KvStore>) {
+        commands.run();
+    }
+}
