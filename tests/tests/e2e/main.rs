@@ -22,6 +22,7 @@ mod scaling;
 mod seed_suites;
 mod shared_memory;
 mod since;
+mod stateful;
 mod targeted;
 mod targets;
 mod triage;
