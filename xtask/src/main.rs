@@ -10,6 +10,7 @@ mod options;
 mod perf;
 mod report_bench;
 mod scale;
+mod stateful;
 mod stats;
 mod suite;
 mod target;
@@ -56,6 +57,10 @@ chores:
              and a generated 20-property repository whose last commit adds a bug, the same
              budget with and without --since HEAD~1 (time to the bug)
              [--seeds N (5)] [--time SECS (60)] [--jobs N (2)] [--only-shared | --only-since]
+  stateful   what stateful properties find: examples/kv_store (executions to the bug, length
+             of the shrunk sequence) and examples/counter_race (the parallel property's time to
+             the race, the sequential one's reports, which must be none), per seed
+             [--seeds N (5)] [--runs N (200000)] [--time SECS (60)]
   report-bench
              time of `cargo covcheck report` on a generated crate with 20 properties
              and 10,000 corpus entries
@@ -97,6 +102,9 @@ fn main() -> ExitCode {
         "scale" => report(scale::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "report-bench" => report(report_bench::main()),
         "suite" => report(suite::main(&std::env::args().skip(2).collect::<Vec<_>>())),
+        "stateful" => report(stateful::main(
+            &std::env::args().skip(2).collect::<Vec<_>>(),
+        )),
         "report-vs-llvm-cov" => report(llvm_cov::main(
             &std::env::args().skip(2).collect::<Vec<_>>(),
             workspace_root(),
