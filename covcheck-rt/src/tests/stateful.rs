@@ -270,3 +270,51 @@ fn a_counter_that_is_not_linearizable_fails_with_its_interleaving_and_run_count(
         "{message}"
     );
 }
+
+/// A correct counter that panics on its second read from a thread the
+/// case started (the test's own thread has a name, those do not).
+#[derive(Default)]
+struct PanicsOnSecondRead {
+    count: AtomicU32,
+    reads: AtomicU32,
+}
+
+impl ConcurrentSystem for PanicsOnSecondRead {
+    type Model = CounterModel;
+    fn new() -> Self {
+        Self::default()
+    }
+    fn run(&self, op: &Count) -> u32 {
+        match op {
+            Count::Increment => self.count.fetch_add(1, Ordering::SeqCst) + 1,
+            Count::Read => {
+                if std::thread::current().name().is_none() {
+                    let reads = self.reads.fetch_add(1, Ordering::SeqCst);
+                    assert!(reads < 1, "the second read");
+                }
+                self.count.load(Ordering::SeqCst)
+            }
+        }
+    }
+}
+
+#[test]
+fn a_panic_on_a_thread_fails_the_case_where_it_was_raised() {
+    let property = |src: &mut Source| {
+        ParallelCommands::<PanicsOnSecondRead>::generate(src).run();
+        Ok(())
+    };
+    let runner = Runner::new(&property, Config::default());
+    let shrunk = runner.find_minimal_failure(3).expect("two reads");
+    let failure = shrunk.case.failure().unwrap();
+    assert!(
+        failure.message.starts_with("the second read\n\non thread "),
+        "{}",
+        failure.message
+    );
+    assert!(
+        failure.origin.to_string().starts_with(file!()),
+        "the origin is the system's panic: {}",
+        failure.origin
+    );
+}
