@@ -28,7 +28,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use crate::choice::{ChoiceKind, Span, shortlex_less};
-use crate::property::{Case, PropertyFn, execute};
+use crate::property::{Case, Failure, PropertyFn, execute};
 use crate::source::{Limits, Source};
 
 /// When shrinking gives up and reports the best value found so far.
@@ -60,6 +60,10 @@ pub struct Shrunk {
     pub steps: usize,
     /// Set when the budget ran out before shrinking converged.
     pub stopped_early: Option<String>,
+    /// The failure of the smallest failing case, as the shrinker saw it:
+    /// `case` replays that case once more, and a failure that shows in
+    /// some runs only (a race) may pass then.
+    pub failure: Option<Failure>,
 }
 
 /// Shrinks `failing` (a failed case of `property`).
@@ -122,6 +126,7 @@ pub fn shrink_while(
         runs: shrinker.runs,
         steps: shrinker.steps,
         stopped_early,
+        failure: shrinker.best.failure().cloned(),
     }
 }
 

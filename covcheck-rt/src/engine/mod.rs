@@ -94,7 +94,18 @@ pub(crate) fn finding_from_shrunk(
     execs_to_find: u64,
     found_after_us: u64,
 ) -> Finding {
-    let failure = shrunk.case.failure();
+    // A failure that shows in some runs only (a race) may pass on the
+    // replay that renders the shrunk case: it failed while shrinking.
+    let replay_passed = shrunk.case.failure().is_none() && shrunk.failure.is_some();
+    let failure = shrunk.case.failure().or(shrunk.failure.as_ref());
+    let shrink_note = match &shrunk.stopped_early {
+        None if replay_passed => Some(
+            "the shrunk input passed when replayed once more: it fails in some runs only \
+             (a race, or state outside its arguments)"
+                .to_string(),
+        ),
+        note => note.clone(),
+    };
     Finding {
         kind,
         choices: trim_trailing_zeros(&shrunk.case.indices()).to_vec(),
@@ -104,7 +115,7 @@ pub(crate) fn finding_from_shrunk(
         execs_to_find,
         found_after_us,
         shrink_runs: shrunk.runs,
-        shrink_note: shrunk.stopped_early.clone(),
+        shrink_note,
         flaky: false,
         size: limits.seed_size(),
         path: failure.map_or(0, |f| f.origin.path()),
@@ -118,4 +129,44 @@ pub(crate) fn rendered_pairs(case: &Case) -> Vec<(String, String)> {
         .flatten()
         .map(|(name, value)| (name.to_string(), value.clone()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::property::{Case, Failure, Origin, Status};
+
+    fn case(status: Status) -> Case {
+        Case {
+            choices: Vec::new(),
+            spans: Vec::new(),
+            status,
+            args: Some(vec![("case", "[Record, Record]".to_string())]),
+        }
+    }
+
+    #[test]
+    fn a_race_that_passes_its_last_replay_is_reported_with_the_failure_it_shrank() {
+        let failure = Failure {
+            message: "the threads' results are not linearizable".to_string(),
+            origin: Origin::ReturnedErr,
+        };
+        let shrunk = Shrunk {
+            case: case(Status::Passed),
+            runs: 9,
+            steps: 2,
+            stopped_early: None,
+            failure: Some(failure.clone()),
+        };
+        let finding = finding_from_shrunk(FailureKind::Panic, &shrunk, Limits::default(), 2, 7);
+        assert_eq!(finding.message, failure.message);
+        assert_eq!(finding.location, failure.origin.to_string());
+        assert!(!finding.flaky, "it failed on every replay before shrinking");
+        assert!(
+            finding
+                .shrink_note
+                .is_some_and(|note| note.contains("fails in some runs only")),
+        );
+        assert_eq!(finding.args[0].1, "[Record, Record]");
+    }
 }

@@ -73,9 +73,10 @@ pub(super) fn failure_report(
         None => {
             out.push_str(
                 "  Replaying the input did not fail again: the property is not deterministic \
-                 (it depends on time, randomness or state outside its arguments).\n  The original failure:\n",
+                 (it depends on time, randomness, a race or state outside its arguments).\n  \
+                 Its last failure:\n",
             );
-            out.push_str(&format_failure(original));
+            out.push_str(&format_failure(shrunk.failure.as_ref().unwrap_or(original)));
         }
     }
     match saved {
