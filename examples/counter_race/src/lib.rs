@@ -10,6 +10,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+// ANCHOR: counter
 /// Counts page hits, and keeps the last few for a status page.
 #[derive(Default)]
 pub struct HitCounter {
@@ -32,6 +33,8 @@ impl HitCounter {
         self.count.store(seen + 1, Ordering::SeqCst);
         seen + 1
     }
+
+    // ANCHOR_END: counter
 
     /// The hits so far.
     pub fn total(&self) -> u64 {
@@ -104,6 +107,7 @@ mod tests {
         }
     }
 
+    // ANCHOR: concurrent
     impl ConcurrentSystem for HitCounter {
         type Model = CountModel;
         fn new() -> Self {
@@ -125,4 +129,5 @@ mod tests {
     fn concurrent_hits_are_linearizable(case: ParallelCommands<HitCounter>) {
         case.run();
     }
+    // ANCHOR_END: concurrent
 }

@@ -140,6 +140,7 @@ mod tests {
 
     use super::KvStore;
 
+    // ANCHOR: model
     /// What a user can do to the store.
     #[derive(Clone, Debug)]
     pub enum Op {
@@ -196,6 +197,9 @@ mod tests {
         }
     }
 
+    // ANCHOR_END: model
+
+    // ANCHOR: system
     impl System for KvStore {
         type Model = MapModel;
 
@@ -219,8 +223,12 @@ mod tests {
         }
     }
 
+    // ANCHOR_END: system
+
+    // ANCHOR: property
     #[covcheck]
     fn the_store_behaves_like_a_map(commands: Commands<KvStore>) {
         commands.run();
     }
+    // ANCHOR_END: property
 }
