@@ -232,6 +232,7 @@ fn top_level_items(rendering: &str) -> usize {
 
 fn show(measured: Measured, unit: &str) -> String {
     match measured {
+        Measured::Found(value) if unit == " s" => format!("{value:.2}{unit}"),
         Measured::Found(value) => format!("{value:.0}{unit}"),
         Measured::AtLeast(value) if value.is_infinite() => "not found".to_string(),
         Measured::AtLeast(value) => format!("not found (≥ {value:.0}{unit})"),
@@ -239,9 +240,10 @@ fn show(measured: Measured, unit: &str) -> String {
 }
 
 fn show_median(values: &[Measured], unit: &str) -> String {
+    let decimals = if unit == " s" { 2 } else { 0 };
     match median(values) {
-        Some(m) if m.lower_bound => format!("≥ {:.0}{unit}", m.value),
-        Some(m) => format!("{:.0}{unit}", m.value),
+        Some(m) if m.lower_bound => format!("≥ {:.*}{unit}", decimals, m.value),
+        Some(m) => format!("{:.*}{unit}", decimals, m.value),
         None => "-".to_string(),
     }
 }
