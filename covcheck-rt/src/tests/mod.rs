@@ -7,4 +7,4 @@
 mod heuristics;
 mod runner;
 mod shrinking;
-mod stateful;
+pub(crate) mod stateful;

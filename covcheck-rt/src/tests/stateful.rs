@@ -17,14 +17,14 @@ use crate::source::{Limits, Source, render_arg};
 use crate::stateful::{Commands, ConcurrentSystem, Model, ParallelCommands, System};
 
 #[derive(Clone, Debug, PartialEq)]
-enum Op {
+pub(crate) enum Op {
     Push(u8),
     Pop,
     Peek,
 }
 
 /// A bounded stack: `Pop` and `Peek` need an element, `Push` room.
-struct StackModel;
+pub(crate) struct StackModel;
 
 const CAPACITY: usize = 4;
 
@@ -61,7 +61,7 @@ impl Model for StackModel {
 }
 
 /// Whether every command of `commands` meets its precondition in turn.
-fn preconditions_hold(commands: &[Op]) -> bool {
+pub(crate) fn preconditions_hold(commands: &[Op]) -> bool {
     let mut stack = StackModel::init();
     commands.iter().all(|op| {
         let ok = StackModel::precondition(&stack, op);
@@ -72,7 +72,7 @@ fn preconditions_hold(commands: &[Op]) -> bool {
 
 /// A stack whose `Pop` of a full stack returns the bottom element.
 #[derive(Default)]
-struct FullPopBug(Vec<u8>);
+pub(crate) struct FullPopBug(Vec<u8>);
 
 impl System for FullPopBug {
     type Model = StackModel;

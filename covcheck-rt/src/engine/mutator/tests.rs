@@ -419,3 +419,27 @@ fn rearranging_swaps_moves_and_copies_operations_of_different_sizes() {
         "{values:?}"
     );
 }
+
+#[test]
+fn mutants_of_a_stateful_sequence_meet_every_precondition() {
+    use crate::stateful::Commands;
+    use crate::tests::stateful::{FullPopBug, preconditions_hold};
+    // push 1, push 2, pop, peek: each step a `More` flag, then the try's
+    // variant and its field.
+    let indices = vec![1, 0, 1, 1, 0, 2, 1, 1, 1, 2];
+    assert_eq!(
+        value_of::<Commands<FullPopBug>>(&indices).commands().len(),
+        4
+    );
+    let shape = shape_of::<Commands<FullPopBug>>(&indices);
+    let mut mutator = ChoiceMutator::new(30, true);
+    let mut lengths = std::collections::BTreeSet::new();
+    for _ in 0..3000 {
+        let mut mutant = indices.clone();
+        mutator.mutate(&shape, &mut mutant, Some((&shape, &indices)));
+        let commands = value_of::<Commands<FullPopBug>>(&mutant);
+        assert!(preconditions_hold(commands.commands()), "{commands:?}");
+        lengths.insert(commands.commands().len());
+    }
+    assert!(lengths.len() > 3, "mutants of many lengths: {lengths:?}");
+}
