@@ -44,3 +44,7 @@ pub const SHRINKING: &[&str] = &[
     "difference",
     "calculator",
 ];
+
+/// Targets that only some tools run, with those tools; every other target
+/// runs under all of them.
+pub const TOOLS_OF: &[(&str, &[&str])] = &[];
