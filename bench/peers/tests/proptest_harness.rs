@@ -7,10 +7,11 @@
 //! beside this source and replays all of them before any new case, in every
 //! test of the file, so one run's failures would be handed to later runs.
 
-use covcheck_bench_suite::probe;
 use covcheck_bench_suite::targets::*;
+use covcheck_bench_suite::{probe, unwind};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+use proptest_state_machine::{ReferenceStateMachine, StateMachineTest};
 
 fn run(outcome: Result<(), String>, size: usize) -> Result<(), TestCaseError> {
     probe::check(|| outcome, || size).map_err(TestCaseError::fail)
@@ -39,6 +40,84 @@ impl From<Op> for ring32::Op {
         match op {
             Op::Push(x) => ring32::Op::Push(x),
             Op::Pop => ring32::Op::Pop,
+        }
+    }
+}
+
+/// `kv_store`'s model under proptest-state-machine, the same as covcheck's
+/// (`bench/suite/tests/covcheck_harness.rs`): puts of keys 0-15 with values
+/// 0-1000, and gets and deletes of a key the model holds half the time (of
+/// any key otherwise), each kind equally likely; a delete of a key the
+/// model does not hold fails the precondition, and the runner draws again.
+/// The state keeps the model's last output beside the map, because
+/// `StateMachineTest::apply` sees the reference state only after the
+/// transition.
+struct KvReference;
+
+#[derive(Clone, Debug, Default)]
+struct KvState {
+    map: kv_store::Map,
+    /// What the last command returned in the model.
+    output: Option<u32>,
+}
+
+impl ReferenceStateMachine for KvReference {
+    type State = KvState;
+    type Transition = kv_store::Op;
+
+    fn init_state() -> BoxedStrategy<KvState> {
+        Just(KvState::default()).boxed()
+    }
+
+    fn transitions(state: &KvState) -> BoxedStrategy<kv_store::Op> {
+        let any_key = 0..=15u8;
+        let key = if state.map.is_empty() {
+            any_key.boxed()
+        } else {
+            let held: Vec<u8> = state.map.keys().copied().collect();
+            prop_oneof![any_key, proptest::sample::select(held)].boxed()
+        };
+        prop_oneof![
+            (0..=15u8, 0..=1000u32).prop_map(|(key, value)| kv_store::Op::Put { key, value }),
+            key.clone().prop_map(|key| kv_store::Op::Get { key }),
+            key.prop_map(|key| kv_store::Op::Delete { key }),
+        ]
+        .boxed()
+    }
+
+    fn preconditions(state: &KvState, op: &kv_store::Op) -> bool {
+        kv_store::precondition(&state.map, op)
+    }
+
+    fn apply(mut state: KvState, op: &kv_store::Op) -> KvState {
+        state.output = kv_store::apply(&mut state.map, op);
+        state
+    }
+}
+
+/// The store under test, driven by [`KvReference`]'s transitions.
+struct KvTest;
+
+impl StateMachineTest for KvTest {
+    type SystemUnderTest = kv_store::KvStore;
+    type Reference = KvReference;
+
+    fn init_test(_: &KvState) -> kv_store::KvStore {
+        kv_store::KvStore::new()
+    }
+
+    fn apply(mut store: kv_store::KvStore, state: &KvState, op: kv_store::Op) -> kv_store::KvStore {
+        let output = kv_store::run(&mut store, &op);
+        assert_eq!(
+            output, state.output,
+            "{op:?}: the store's result against the model's"
+        );
+        store
+    }
+
+    fn check_invariants(store: &kv_store::KvStore, state: &KvState) {
+        if let Err(message) = kv_store::invariant(store, &state.map) {
+            panic!("{message}");
         }
     }
 }
@@ -105,6 +184,21 @@ proptest! {
 
     #[test]
     fn adler_frame(frame in any::<Vec<u8>>()) { run(adler_frame::check(&frame), adler_frame::size(&frame))?; }
+
+    // What `prop_state_machine!` expands `fn kv_store(sequential 1..=100 =>
+    // KvTest)` to, with the probe around the run: 1 to 100 transitions (as
+    // many as covcheck's default size allows; the runner needs at least
+    // one), shrunk by deleting transitions and then shrinking each. The
+    // sequence's panic is caught and handed to the probe as the check's
+    // failure; its size is the number of transitions.
+    #[test]
+    fn kv_store(
+        (state, transitions, seen) in KvReference::sequential_strategy(1..=100)
+    ) {
+        let size = kv_store::size(&transitions);
+        let config = ProptestConfig::default();
+        run(unwind::caught(|| KvTest::test_sequential(config, state, transitions, seen)), size)?;
+    }
 
     #[test]
     fn bound5(lists in any::<[Vec<i16>; 5]>()) {

@@ -2,9 +2,10 @@
 //! generators. `cargo xtask bench` runs it under plain `cargo test`
 //! (`COVCHECK_CASES`, `COVCHECK_SEED`) and under `cargo covcheck`.
 
-use covcheck_bench_suite::probe;
 use covcheck_bench_suite::targets::*;
-use covcheck_rt::{Generate, covcheck};
+use covcheck_bench_suite::{probe, unwind};
+use covcheck_rt::stateful::{Commands, Model, System};
+use covcheck_rt::{Generate, Source, covcheck};
 
 fn run(outcome: Result<(), String>, size: usize) {
     if let Err(message) = probe::check(|| outcome, || size) {
@@ -117,6 +118,81 @@ fn keyword(text: String) {
 #[covcheck]
 fn adler_frame(frame: Vec<u8>) {
     run(adler_frame::check(&frame), adler_frame::size(&frame));
+}
+
+/// `kv_store`'s model, as in `examples/kv_store`: a `BTreeMap`, puts of
+/// keys 0-15 with values 0-1000, and gets and deletes of a key the model
+/// holds half the time (of any key otherwise; a delete of a missing key
+/// fails the precondition and is drawn again).
+struct KvModel;
+
+impl Model for KvModel {
+    type State = kv_store::Map;
+    type Command = kv_store::Op;
+    type Output = Option<u32>;
+
+    fn init() -> kv_store::Map {
+        kv_store::Map::new()
+    }
+
+    fn command(state: &kv_store::Map, src: &mut Source) -> kv_store::Op {
+        let keys: Vec<u8> = state.keys().copied().collect();
+        let key = |src: &mut Source| {
+            if keys.is_empty() || src.draw_bool() {
+                src.draw_int(0, 15)
+            } else {
+                keys[src.draw_int(0, keys.len() - 1)]
+            }
+        };
+        match src.draw_variant(3, 3) {
+            0 => kv_store::Op::Put {
+                key: src.draw_int(0, 15),
+                value: src.draw_int(0, 1000),
+            },
+            1 => kv_store::Op::Get { key: key(src) },
+            _ => kv_store::Op::Delete { key: key(src) },
+        }
+    }
+
+    fn precondition(state: &kv_store::Map, op: &kv_store::Op) -> bool {
+        kv_store::precondition(state, op)
+    }
+
+    fn apply(state: &mut kv_store::Map, op: &kv_store::Op) -> Option<u32> {
+        kv_store::apply(state, op)
+    }
+}
+
+/// The store under test, driven by [`KvModel`]'s commands.
+struct KvSystem(kv_store::KvStore);
+
+impl System for KvSystem {
+    type Model = KvModel;
+
+    fn new() -> Self {
+        KvSystem(kv_store::KvStore::new())
+    }
+
+    fn run(&mut self, op: &kv_store::Op) -> Option<u32> {
+        kv_store::run(&mut self.0, op)
+    }
+
+    fn check(&self, state: &kv_store::Map) {
+        if let Err(message) = kv_store::invariant(&self.0, state) {
+            panic!("{message}");
+        }
+    }
+}
+
+/// The sequence's panic (a result unlike the model's, or a lost key) is
+/// caught and handed to the probe as the check's failure; its size is the
+/// number of commands.
+#[covcheck]
+fn kv_store(commands: Commands<KvSystem>) {
+    run(
+        unwind::caught(|| commands.run()),
+        kv_store::size(commands.commands()),
+    );
 }
 
 #[covcheck]

@@ -28,6 +28,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("ring32", ""),
     ("keyword", ""),
     ("adler_frame", ""),
+    ("kv_store", "kv_store_stale_shift_mask"),
     ("bound5", ""),
     ("reverse", ""),
     ("large_union_list", ""),
@@ -44,3 +45,11 @@ pub const SHRINKING: &[&str] = &[
     "difference",
     "calculator",
 ];
+
+/// Targets that only some tools run, with those tools; every other target
+/// runs under all of them. `kv_store` is a state machine whose commands are
+/// drawn from the model's state as it goes: covcheck (`Commands`) and
+/// proptest (proptest-state-machine) have runners for that, quickcheck and
+/// libFuzzer do not.
+pub const TOOLS_OF: &[(&str, &[&str])] =
+    &[("kv_store", &["covcheck", "covcheck-campaign", "proptest"])];

@@ -71,6 +71,15 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
             options.seeds,
             options.budget,
         ));
+        let skipped: Vec<&str> = (options.tools.iter().copied())
+            .filter(|tool| !plan::runs(target, tool))
+            .collect();
+        if !skipped.is_empty() {
+            tables.push_str(&format!(
+                "Not run on this target: {} (no runner for it).\n\n",
+                skipped.join(", ")
+            ));
+        }
     }
     if let Some(dir) = options.csv.parent() {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
@@ -146,7 +155,7 @@ impl Setup {
     ) -> Result<BTreeMap<&'static str, Vec<Outcome>>, String> {
         let mut results: BTreeMap<&str, Vec<Outcome>> = BTreeMap::new();
         for &tool in &options.tools {
-            if tool == "libfuzzer" && self.libfuzzer.is_err() {
+            if (tool == "libfuzzer" && self.libfuzzer.is_err()) || !plan::runs(target, tool) {
                 continue;
             }
             for seed in 1..=options.seeds {

@@ -81,10 +81,15 @@ pub fn plain(harness: &Path, tool: &str, job: &Job) -> Result<Outcome, String> {
             .env("COVCHECK_SEEDS", "off"),
         // Failure persistence is off in the harness's own config
         // (`failure_persistence: None`), whatever the environment says.
+        // proptest counts rejections over the whole run, not per case, and
+        // stops at 65,536 local ones by default: proptest-state-machine
+        // rejects a transition whose precondition fails locally, which
+        // would end a `kv_store` run after a few thousand cases.
         "proptest" => command
             .env("PROPTEST_CASES", cases)
             .env("PROPTEST_RNG_SEED", seed)
-            .env("PROPTEST_MAX_GLOBAL_REJECTS", cases),
+            .env("PROPTEST_MAX_GLOBAL_REJECTS", cases)
+            .env("PROPTEST_MAX_LOCAL_REJECTS", cases),
         _ => command.env("BENCH_CASES", cases).env("BENCH_SEED", seed),
     };
     let (_, probed) = run_with_budget(command, job.budget, &job.probe())?;

@@ -105,6 +105,14 @@ impl Options {
     }
 }
 
+/// Whether `tool` runs `target` (see [`catalog::TOOLS_OF`]).
+pub fn runs(target: &str, tool: &str) -> bool {
+    catalog::TOOLS_OF
+        .iter()
+        .find(|(t, _)| *t == target)
+        .is_none_or(|(_, tools)| tools.contains(&tool))
+}
+
 /// The tools `--tools` names, separated by commas.
 fn tools(names: &str) -> Result<Vec<&'static str>, String> {
     let mut tools = Vec::new();

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use super::catalog;
+use super::plan::{TOOLS, runs};
 use super::probe::{Outcome, parse_probe};
 use super::score::{ratios, stats};
 use super::table::{human_micros, show};
@@ -154,4 +156,18 @@ fn the_probe_counts_the_first_failure_within_the_budget() {
         (None, None, Some(1))
     );
     assert!(parse_probe("BENCH-FOUND 1 5\n", Duration::MAX).found);
+}
+
+#[test]
+fn every_tool_runs_every_target_but_the_state_machine() {
+    for (target, _) in catalog::ALL {
+        for tool in TOOLS {
+            let stateful_only = *target == "kv_store" && matches!(tool, "quickcheck" | "libfuzzer");
+            assert_eq!(runs(target, tool), !stateful_only, "{tool} on {target}");
+        }
+    }
+    for (target, tools) in catalog::TOOLS_OF {
+        assert!(catalog::ALL.iter().any(|(t, _)| t == target), "{target}");
+        assert!(tools.iter().all(|tool| TOOLS.contains(tool)), "{tools:?}");
+    }
 }

@@ -12,6 +12,7 @@ pub mod dut;
 pub mod float_window;
 pub mod format_string;
 pub mod keyword;
+pub mod kv_store;
 pub mod length_prefixed;
 pub mod long_run;
 pub mod num_parse;
