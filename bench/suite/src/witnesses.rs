@@ -289,7 +289,7 @@ fn kv_store_loses_a_key_on_a_delete_after_a_resize_only() {
         Delete { key: 1 },
     ];
     assert!(bug::with(kv_store::BUG, || kv_store::check(&small)).is_ok());
-    // A delete of a key the model does not hold is left out.
+    // A delete of a key the store does not hold removes nothing.
     assert!(bug::with(kv_store::BUG, || kv_store::check(&[Delete { key: 1 }])).is_ok());
 }
 
@@ -318,11 +318,11 @@ fn kv_store_is_correct_with_the_bug_off() {
         }
     }
     assert!(failing > 0, "some of them fail with the bug on");
-    let keys: u8 = 1 << 4;
+    let keys: u16 = 1 << 4;
     let mut failing = 0;
     for step in [1, 3, 5, 7] {
         for start in 0..keys {
-            let order: Vec<u8> = (0..keys).map(|i| (start + i * step) % keys).collect();
+            let order: Vec<u16> = (0..keys).map(|i| (start + i * step) % keys).collect();
             let mut ops = Vec::new();
             for (i, &key) in order.iter().enumerate() {
                 ops.push(Put {

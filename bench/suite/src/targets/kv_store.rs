@@ -8,7 +8,10 @@
 //! it, a delete can shift an entry in front of its home slot, or leave a hole
 //! in front of it, and the entry is lost to lookups. The shortest failing
 //! sequence has four commands: three puts (the third grows the table from 4
-//! to 8 slots) and a delete next to a probe chain.
+//! to 8 slots) and a delete of one of their keys next to a probe chain.
+//! Keys are any `u16`, so a delete meets a key the store holds only when a
+//! key is drawn twice: what a tool's generator does with a key it already
+//! drew decides how soon it gets there.
 //!
 //! Each harness drives it through its tool's state-machine runner (covcheck's
 //! `Commands`, proptest-state-machine's `ReferenceStateMachine`), which draws
@@ -29,20 +32,23 @@ pub const BUG: &str = "kv_store_stale_shift_mask";
 /// The slots a new store starts with.
 const INITIAL_SLOTS: usize = 4;
 
+/// The most keys a store holds.
+pub const CAPACITY: usize = 32;
+
 /// A command of the state machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
-    Put { key: u8, value: u32 },
-    Get { key: u8 },
-    Delete { key: u8 },
+    Put { key: u16, value: u32 },
+    Get { key: u16 },
+    Delete { key: u16 },
 }
 
 /// The model's state.
-pub type Map = BTreeMap<u8, u32>;
+pub type Map = BTreeMap<u16, u32>;
 
-/// A map from `u8` keys to `u32` values.
+/// A map from `u16` keys to `u32` values, of at most [`CAPACITY`] keys.
 pub struct KvStore {
-    slots: Vec<Option<(u8, u32)>>,
+    slots: Vec<Option<(u16, u32)>>,
     len: usize,
     /// `slots.len() - 1` when the store was made: what the backward shift
     /// uses with the bug on.
@@ -76,17 +82,21 @@ impl KvStore {
     }
 
     /// The value of `key`.
-    pub fn get(&self, key: u8) -> Option<u32> {
+    pub fn get(&self, key: u16) -> Option<u32> {
         self.find(key)
             .and_then(|slot| self.slots[slot].map(|(_, v)| v))
     }
 
     /// Sets `key` to `value`; returns the value it replaced.
-    pub fn insert(&mut self, key: u8, value: u32) -> Option<u32> {
+    ///
+    /// # Panics
+    /// When `key` is new and the store holds [`CAPACITY`] keys already.
+    pub fn insert(&mut self, key: u16, value: u32) -> Option<u32> {
         if let Some(slot) = self.find(key) {
             let old = self.slots[slot].replace((key, value));
             return old.map(|(_, v)| v);
         }
+        assert!(self.len < CAPACITY, "the store is full");
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -96,7 +106,7 @@ impl KvStore {
     }
 
     /// Removes `key`; returns its value.
-    pub fn remove(&mut self, key: u8) -> Option<u32> {
+    pub fn remove(&mut self, key: u16) -> Option<u32> {
         let slot = self.find(key)?;
         let (_, value) = self.slots[slot].take()?;
         self.len -= 1;
@@ -123,7 +133,7 @@ impl KvStore {
         }
     }
 
-    fn find(&self, key: u8) -> Option<usize> {
+    fn find(&self, key: u16) -> Option<usize> {
         let mask = self.slots.len() - 1;
         let mut slot = home(key, mask);
         loop {
@@ -135,7 +145,7 @@ impl KvStore {
         }
     }
 
-    fn place(&mut self, key: u8, value: u32) {
+    fn place(&mut self, key: u16, value: u32) {
         let mask = self.slots.len() - 1;
         let mut slot = home(key, mask);
         while self.slots[slot].is_some() {
@@ -155,15 +165,17 @@ impl KvStore {
 
 /// The home slot of `key` in a table of `mask + 1` slots (a multiplicative
 /// hash, so neighbouring keys land apart).
-fn home(key: u8, mask: usize) -> usize {
+fn home(key: u16, mask: usize) -> usize {
     (usize::from(key).wrapping_mul(0x9E37_79B9) >> 7) & mask
 }
 
-/// Whether `op` may run in the model's state: a delete only of a key the
-/// model holds (the store allows deleting a missing key; the model leaves
-/// it out so that every delete removes something).
+/// Whether `op` may run in the model's state: a put of a new key only
+/// while the store has room ([`CAPACITY`]).
 pub fn precondition(map: &Map, op: &Op) -> bool {
-    !matches!(op, Op::Delete { key } if !map.contains_key(key))
+    match op {
+        Op::Put { key, .. } => map.len() < CAPACITY || map.contains_key(key),
+        Op::Get { .. } | Op::Delete { .. } => true,
+    }
 }
 
 /// Runs `op` on the model; returns what the store should return.
