@@ -4,7 +4,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::step::{draw_sequence, guarded};
+use super::step::{draw_sequence, run_beside_model};
 use super::{CommandOf, Model, System, reproduce};
 use crate::{Generate, Source};
 
@@ -42,27 +42,15 @@ impl<S: System> Commands<S> {
     pub fn run(&self) {
         let mut system = S::new();
         let mut state = <S::Model as Model>::init();
-        for (step, command) in self.commands.iter().enumerate() {
-            if !<S::Model as Model>::precondition(&state, command) {
-                panic!(
-                    "{}: its precondition does not hold in the model's state {state:?}, \
-                     so the model does not allow this sequence{}",
-                    self.step_name(step),
-                    self.reproduction()
-                );
-            }
-            let expected = <S::Model as Model>::apply(&mut state, command);
-            let context = || format!("\n\nat {}{}", self.step_name(step), self.reproduction());
-            let actual = guarded(context, || system.run(command));
-            if actual != expected {
-                panic!(
-                    "{}: the system returned {actual:?} where the model returns {expected:?}{}",
-                    self.step_name(step),
-                    self.reproduction()
-                );
-            }
-            guarded(context, || system.check(&state));
-        }
+        run_beside_model::<S::Model, S>(
+            &mut system,
+            &mut state,
+            &self.commands,
+            &|step| self.step_name(step),
+            &|| self.reproduction(),
+            S::run,
+            S::check,
+        );
     }
 
     /// "step 3 of 5, `Get { key: 1 }`".

@@ -7,7 +7,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::linearizable::{self, Event, Verdict};
-use super::step::{draw_sequence, guarded};
+use super::step::{draw_sequence, run_beside_model};
 use super::{CommandOf, Model, OutputOf, StateOf, reproduce};
 use crate::property::{Failure, Origin};
 use crate::{Generate, Source};
@@ -158,29 +158,17 @@ where
     /// each thread's events.
     #[track_caller]
     fn run_once(&self) -> Vec<Vec<Event<OutputOf<S::Model>>>> {
-        let system = S::new();
+        let mut system = S::new();
         let mut state = <S::Model as Model>::init();
-        for (step, command) in self.prefix.iter().enumerate() {
-            let name = || format!("step {} of the prefix, `{command:?}`", step + 1);
-            if !<S::Model as Model>::precondition(&state, command) {
-                panic!(
-                    "{}: its precondition does not hold in the model's state {state:?}, \
-                     so the model does not allow this case{}",
-                    name(),
-                    self.reproduction()
-                );
-            }
-            let expected = <S::Model as Model>::apply(&mut state, command);
-            let context = || format!("\n\nat {}{}", name(), self.reproduction());
-            let actual = guarded(context, || system.run(command));
-            if actual != expected {
-                panic!(
-                    "{}: the system returned {actual:?} where the model returns {expected:?}{}",
-                    name(),
-                    self.reproduction()
-                );
-            }
-        }
+        run_beside_model::<S::Model, S>(
+            &mut system,
+            &mut state,
+            &self.prefix,
+            &|step| format!("step {} of the prefix, `{:?}`", step + 1, self.prefix[step]),
+            &|| self.reproduction(),
+            |system, command| system.run(command),
+            |_, _| {},
+        );
         self.run_threads(&system)
     }
 

@@ -44,6 +44,45 @@ fn draw_command<M: Model>(state: &M::State, src: &mut Source) -> Option<M::Comma
     })
 }
 
+/// Runs `commands` on `system` (with `run`) and on the model from `state`,
+/// side by side, and `check` after each. Panics at the first command whose
+/// precondition does not hold (a hand-written sequence), whose result
+/// differs from the model's, or at which the system or `check` panics; the
+/// message names the command (`step_name` of its index) and ends with
+/// `reproduction`.
+#[track_caller]
+pub(super) fn run_beside_model<M: Model, T>(
+    system: &mut T,
+    state: &mut M::State,
+    commands: &[M::Command],
+    step_name: &dyn Fn(usize) -> String,
+    reproduction: &dyn Fn() -> String,
+    run: impl Fn(&mut T, &M::Command) -> M::Output,
+    check: impl Fn(&T, &M::State),
+) {
+    for (step, command) in commands.iter().enumerate() {
+        if !M::precondition(state, command) {
+            panic!(
+                "{}: its precondition does not hold in the model's state {state:?}, \
+                 so the model does not allow these commands{}",
+                step_name(step),
+                reproduction()
+            );
+        }
+        let expected = M::apply(state, command);
+        let context = || format!("\n\nat {}{}", step_name(step), reproduction());
+        let actual = guarded(context, || run(system, command));
+        if actual != expected {
+            panic!(
+                "{}: the system returned {actual:?} where the model returns {expected:?}{}",
+                step_name(step),
+                reproduction()
+            );
+        }
+        guarded(context, || check(system, state));
+    }
+}
+
 /// Runs `call` on the system; a panic goes on unwinding with `context`
 /// added to its message.
 pub(super) fn guarded<R>(context: impl FnOnce() -> String, call: impl FnOnce() -> R) -> R {
