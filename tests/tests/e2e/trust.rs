@@ -4,7 +4,9 @@
 //!   `--keep-going` campaign were found keeps both, and one while the
 //!   failure is being shrunk keeps it unshrunk; either way the run exits 1.
 //! - A failure on a worker's first input leaves the campaign something to
-//!   mutate: it runs its whole budget, without restarting workers.
+//!   mutate: it runs its whole budget, without restarting workers; so does
+//!   one that did not come back when replayed, even when the simplest
+//!   input, the one a campaign falls back on, fails too.
 //! - A corpus broker that dies stops its workers with an error naming it,
 //!   never a finding.
 //! - Shrinking keeps the failure it was given: a property whose failure
@@ -225,6 +227,52 @@ const ALWAYS_ABORTS: &str = r#"
         std::process::abort();
     }
 "#;
+
+const SIMPLEST_INPUT_FAILS: &str = r#"
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+    /// Passes on every third run only, whatever the input: its first input
+    /// and the simplest input after it both fail, and a replay passes.
+    #[covcheck]
+    fn mostly_fails(x: u64) {
+        std::hint::black_box(x);
+        if COUNTER.fetch_add(1, Relaxed) % 3 != 2 {
+            panic!("mostly");
+        }
+    }
+"#;
+
+#[test]
+fn a_flaky_failure_of_the_simplest_input_leaves_the_campaign_its_budget() {
+    let fixture = Fixture::new("simplest_input_fails", SIMPLEST_INPUT_FAILS);
+    // Before, the failing simplest input was an objective, not a corpus
+    // entry, and the worker ended at once: "No items in the corpus".
+    let output = fixture.covcheck(&[
+        "--runs",
+        "20000",
+        "--time",
+        "300s",
+        "--seed",
+        "1",
+        "--no-resume",
+        "--message-format",
+        "json",
+    ]);
+    let messages = events(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !messages.iter().any(|m| matches!(m, Message::Error { .. })),
+        "no worker error: {messages:?}\n{stderr}"
+    );
+    let (execs, found) =
+        covcheck_e2e::finished(&messages, "simplest_input_fails::tests::mostly_fails")
+            .expect("finished");
+    assert!(execs >= 20000, "the whole budget ran: {execs} executions");
+    assert_eq!(found, 1, "one failure, once: {messages:?}");
+    assert!(findings(&messages)[0].finding.flaky, "{messages:?}");
+}
 
 #[test]
 fn workers_that_die_before_their_campaign_starts_are_not_restarted_for_ever() {

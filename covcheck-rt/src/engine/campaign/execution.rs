@@ -53,6 +53,10 @@ pub(super) struct Shared {
     /// Whether the input being evaluated is fresh (drawn by the generators,
     /// not a mutant).
     pub(super) fresh: Cell<bool>,
+    /// Whether a failure of the input being evaluated is still caught but
+    /// not an objective for LibAFL, so that the input enters the corpus:
+    /// see [`Shared::admitting_failures`].
+    admitting: Cell<bool>,
 }
 
 impl Shared {
@@ -121,7 +125,7 @@ impl Shared {
                         at: Instant::now(),
                     });
                 }
-                true
+                !self.admitting.get()
             }
             _ => false,
         }
@@ -161,6 +165,20 @@ impl Shared {
     /// Counts one more hit of the known failure at `origin`.
     pub(super) fn hit(&self, origin: &Origin) {
         *self.hits.borrow_mut().entry(origin.clone()).or_default() += 1;
+    }
+
+    /// Runs `evaluate` with failures admitted to the corpus: caught and
+    /// reported as ever, but not objectives for LibAFL, which would keep
+    /// the input out of the corpus. For the entry a campaign starts from
+    /// when none of its first inputs entered: if that one failed too (a
+    /// property that fails on the simplest input, or on some runs only),
+    /// the corpus would stay empty and the engine would have nothing to
+    /// mutate.
+    pub(super) fn admitting_failures<R>(&self, evaluate: impl FnOnce() -> R) -> R {
+        self.admitting.set(true);
+        let result = evaluate();
+        self.admitting.set(false);
+        result
     }
 
     /// Whether a failure waits to be reported.

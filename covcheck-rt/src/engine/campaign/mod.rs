@@ -204,7 +204,7 @@ impl Campaign<'_, '_> {
         // campaign that goes on after a failure (`--keep-going`, or one
         // that did not fail again) would have nothing to mutate.
         if session.corpus_count() == 0 {
-            session.add_empty()?;
+            self.shared.admitting_failures(|| session.add_empty())?;
         }
         emit(&Event::Started {
             counters: sancov::counters().1,
@@ -236,6 +236,15 @@ impl Campaign<'_, '_> {
                 || stop::requested()
             {
                 break;
+            }
+            if session.corpus_count() == 0 {
+                // Only when the simplest input crashed or hung (a failure
+                // would have been admitted), which the loop reported above.
+                return Err(
+                    "the campaign has no input to mutate: every input it started \
+                            from, the simplest one (all choices zero) included, crashed or hung"
+                        .to_string(),
+                );
             }
             session.fuzz_one()?;
             let stalled = self.fresh.at_full_size() && self.execs() - last_growth.1 > STALL_EXECS;
