@@ -233,13 +233,22 @@ impl ConcurrentSystem for PerThread {
     }
 }
 
+/// Fewer cases than a property's default: each parallel case runs 32
+/// times on two or three threads.
+fn parallel_config() -> Config {
+    Config {
+        cases: 64,
+        ..Config::default()
+    }
+}
+
 #[test]
 fn a_linearizable_counter_passes_every_parallel_case() {
     let property = |src: &mut Source| {
         ParallelCommands::<Atomic>::generate(src).run();
         Ok(())
     };
-    let runner = Runner::new(&property, Config::default());
+    let runner = Runner::new(&property, parallel_config());
     assert!(runner.find_minimal_failure(7).is_none());
 }
 
@@ -251,7 +260,7 @@ fn a_counter_that_is_not_linearizable_fails_with_its_interleaving_and_run_count(
         case.run();
         Ok(())
     };
-    let runner = Runner::new(&property, Config::default());
+    let runner = Runner::new(&property, parallel_config());
     let shrunk = runner
         .find_minimal_failure(7)
         .expect("two increments on two threads");
@@ -261,7 +270,7 @@ fn a_counter_that_is_not_linearizable_fails_with_its_interleaving_and_run_count(
         "{message}"
     );
     assert!(
-        message.contains("(8 of 8 runs of this case failed)"),
+        message.contains("(32 of 32 runs of this case failed)"),
         "{message}"
     );
     assert!(message.contains("thread 2  Increment → 1"), "{message}");
@@ -304,7 +313,7 @@ fn a_panic_on_a_thread_fails_the_case_where_it_was_raised() {
         ParallelCommands::<PanicsOnSecondRead>::generate(src).run();
         Ok(())
     };
-    let runner = Runner::new(&property, Config::default());
+    let runner = Runner::new(&property, parallel_config());
     let shrunk = runner.find_minimal_failure(3).expect("two reads");
     let failure = shrunk.case.failure().unwrap();
     assert!(
