@@ -82,8 +82,21 @@ impl<'a, 'p> Fresh<'a, 'p> {
     /// runs in the harness, where a crash or a hang is caught with the input
     /// in flight.
     pub(super) fn draw(&mut self) -> Vec<u64> {
+        self.draw_up_to(self.bound)
+    }
+
+    /// A fresh input as plain `cargo test` draws it: collections up to the
+    /// property's own size limit, whatever the bound. A campaign starts with
+    /// some, so that it finds at once what a plain burst finds in its first
+    /// cases (a bug most long operation sequences reach, which the size
+    /// steps' small first bound would leave to mutations to grow into).
+    pub(super) fn draw_plain(&mut self) -> Vec<u64> {
+        self.draw_up_to(self.nested_len.min(self.limits.max_len))
+    }
+
+    fn draw_up_to(&mut self, max_len: usize) -> Vec<u64> {
         let limits = Limits {
-            max_len: self.bound,
+            max_len,
             nested_len: self.nested_len,
             ..self.limits
         };

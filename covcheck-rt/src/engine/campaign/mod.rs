@@ -181,15 +181,21 @@ struct Campaign<'a, 'p> {
 impl Campaign<'_, '_> {
     /// Evaluates the saved inputs and [`INITIAL_INPUTS`] fresh ones (until a
     /// failure is caught), makes sure the corpus is not empty, and says the
-    /// campaign has started.
+    /// campaign has started. Half the fresh ones are drawn as plain
+    /// `cargo test` draws them ([`Fresh::draw_plain`]), the others under
+    /// the size steps' first bound.
     fn seed_corpus(
         &mut self,
         session: &mut Session,
         mut initial: Vec<Vec<u64>>,
     ) -> Result<(), String> {
         let resumed = initial.len();
-        for _ in 0..INITIAL_INPUTS {
-            initial.push(self.fresh.draw());
+        for i in 0..INITIAL_INPUTS {
+            initial.push(if i % 2 == 0 {
+                self.fresh.draw()
+            } else {
+                self.fresh.draw_plain()
+            });
         }
         for choices in initial {
             if self.shared.has_caught() && self.request.stop_on_failure {
