@@ -16,6 +16,8 @@
 //! |---|---|
 //! | `delete_sibling_runs` | remove 8, 4 or 2 adjacent sibling spans at once (a chunk of a collection, of a stateful sequence's commands) |
 //! | `delete_spans` | remove a whole span (one collection element, one subtree) |
+//! | `delete_and_copy` | remove a span and make one integer equal to another of the same domain (a sequence whose delete must name a key a put used) |
+//! | `delete_sibling_pairs` | remove two spans of one label and depth anywhere in a collection (two commands that only together keep a state, like two puts that grow a table) |
 //! | `truncate_and_delete_chunks` | cut the tail; remove 8, 4, 2 or 1 consecutive choices |
 //! | `zero_spans` | set every choice of a span to zero (the simplest sub-value) |
 //! | `replace_with_descendant` | replace a span by a nested span of the same label (a tree by its subtree) |
@@ -149,6 +151,8 @@ impl Shrinker<'_, '_> {
             let before = self.best_indices.clone();
             self.delete_sibling_runs();
             self.delete_spans();
+            self.delete_sibling_pairs();
+            self.delete_and_copy();
             self.truncate_and_delete_chunks();
             self.zero_spans();
             self.replace_with_descendant();
@@ -242,6 +246,71 @@ impl Shrinker<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Deletes two spans of one label and depth at once, wherever they are:
+    /// a sequence whose every single command matters to the failure (five
+    /// puts whose count grows a table, then a delete) may still shrink by
+    /// two. Only for collections of at most [`MAX_PAIRED_SIBLINGS`] such
+    /// spans, which keeps the pairs tried few.
+    fn delete_sibling_pairs(&mut self) {
+        let mut skip = 0;
+        while !self.out_of_budget() {
+            let pairs = sibling_pairs(&self.best.spans);
+            let Some(&(a, b)) = pairs.get(skip) else {
+                return;
+            };
+            let mut candidate = self.best_indices.clone();
+            candidate.drain(b.start..b.end);
+            candidate.drain(a.start..a.end);
+            if !self.attempt(candidate) {
+                skip += 1;
+            }
+        }
+    }
+
+    /// Deletes one span of a small collection and, in the same candidate,
+    /// copies one integer's value onto another of the same domain: the two
+    /// edits a stateful sequence often needs at once, when a command can
+    /// go only if a later one names another key (five puts and a delete
+    /// of the first; drop a put, delete the second). Each edit alone
+    /// passes, so neither pass on its own gets there.
+    fn delete_and_copy(&mut self) {
+        let mut skip = 0;
+        while !self.out_of_budget() {
+            let Some(candidate) = self.deletions_with_a_copy().into_iter().nth(skip) else {
+                return;
+            };
+            if !self.attempt(candidate) {
+                skip += 1;
+            }
+        }
+    }
+
+    /// The candidates of [`Self::delete_and_copy`], in a fixed order.
+    fn deletions_with_a_copy(&self) -> Vec<Vec<u64>> {
+        let mut candidates = Vec::new();
+        for span in small_collection_spans(&self.best.spans) {
+            let kept: Vec<usize> = (0..self.best_indices.len())
+                .filter(|i| !(span.start..span.end).contains(i))
+                .collect();
+            let ints: Vec<usize> = (0..kept.len())
+                .filter(|&k| matches!(self.best.choices[kept[k]].kind, ChoiceKind::Int { .. }))
+                .collect();
+            let deleted: Vec<u64> = kept.iter().map(|&i| self.best_indices[i]).collect();
+            for &to in &ints {
+                for &from in &ints {
+                    let same_domain =
+                        self.best.choices[kept[to]].max == self.best.choices[kept[from]].max;
+                    if to != from && same_domain && deleted[to] != deleted[from] {
+                        let mut candidate = deleted.clone();
+                        candidate[to] = deleted[from];
+                        candidates.push(candidate);
+                    }
+                }
+            }
+        }
+        candidates
     }
 
     fn truncate_and_delete_chunks(&mut self) {
@@ -435,6 +504,63 @@ impl Shrinker<'_, '_> {
 }
 
 /// The signed offset from the target that an integer index stands for.
+/// The most spans of one label and depth [`Shrinker::delete_sibling_pairs`]
+/// pairs up: 32 spans make 496 pairs.
+const MAX_PAIRED_SIBLINGS: usize = 32;
+
+/// Every two disjoint spans of one label and depth, the first before the
+/// second, from groups of at most [`MAX_PAIRED_SIBLINGS`], in input order.
+fn sibling_pairs(spans: &[Span]) -> Vec<(Span, Span)> {
+    let mut groups: std::collections::BTreeMap<(u64, u32), Vec<Span>> = Default::default();
+    for span in spans {
+        groups
+            .entry((span.label, span.depth))
+            .or_default()
+            .push(*span);
+    }
+    let mut pairs = Vec::new();
+    for group in groups
+        .values_mut()
+        .filter(|g| g.len() <= MAX_PAIRED_SIBLINGS)
+    {
+        group.sort_by_key(|s| s.start);
+        for (i, a) in group.iter().enumerate() {
+            for b in &group[i + 1..] {
+                if a.end <= b.start {
+                    pairs.push((*a, *b));
+                }
+            }
+        }
+    }
+    pairs.sort_by_key(|(a, b)| (a.start, b.start));
+    pairs
+}
+
+/// The spans of each label and depth that has at most [`MAX_COPY_SIBLINGS`]
+/// of them: the elements of small collections, the commands of short
+/// sequences.
+fn small_collection_spans(spans: &[Span]) -> Vec<Span> {
+    let mut groups: std::collections::BTreeMap<(u64, u32), Vec<Span>> = Default::default();
+    for span in spans {
+        groups
+            .entry((span.label, span.depth))
+            .or_default()
+            .push(*span);
+    }
+    let mut small: Vec<Span> = groups
+        .into_values()
+        .filter(|g| g.len() <= MAX_COPY_SIBLINGS)
+        .flatten()
+        .collect();
+    small.sort_by_key(|s| s.start);
+    small
+}
+
+/// The most spans of one label and depth [`Shrinker::delete_and_copy`]
+/// deletes one of (each deletion then tries every copy between two
+/// integers of the rest).
+const MAX_COPY_SIBLINGS: usize = 12;
+
 /// The choice ranges of every `run` adjacent spans of one label and depth,
 /// each span starting where the one before ended, in input order.
 fn sibling_runs(spans: &[Span], run: usize) -> Vec<(usize, usize)> {
