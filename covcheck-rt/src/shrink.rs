@@ -233,18 +233,10 @@ impl Shrinker<'_, '_> {
     /// a few steps rather than one command at a time.
     fn delete_sibling_runs(&mut self) {
         for run in [8, 4, 2] {
-            let mut at = 0;
-            while !self.out_of_budget() {
-                let runs = sibling_runs(&self.best.spans, run);
-                let Some(&(start, end)) = runs.get(at) else {
-                    break;
-                };
-                let mut candidate = self.best_indices.clone();
-                candidate.drain(start..end);
-                if !self.attempt(candidate) {
-                    at += 1;
-                }
-            }
+            self.try_each(
+                |this| sibling_runs(&this.best.spans, run),
+                |this, &run| this.without(&[run]),
+            );
         }
     }
 
@@ -254,19 +246,10 @@ impl Shrinker<'_, '_> {
     /// two. Only for collections of at most [`MAX_PAIRED_SIBLINGS`] such
     /// spans, which keeps the pairs tried few.
     fn delete_sibling_pairs(&mut self) {
-        let mut skip = 0;
-        while !self.out_of_budget() {
-            let pairs = sibling_pairs(&self.best.spans);
-            let Some(&(a, b)) = pairs.get(skip) else {
-                return;
-            };
-            let mut candidate = self.best_indices.clone();
-            candidate.drain(b.start..b.end);
-            candidate.drain(a.start..a.end);
-            if !self.attempt(candidate) {
-                skip += 1;
-            }
-        }
+        self.try_each(
+            |this| sibling_pairs(&this.best.spans),
+            |this, (a, b)| this.without(&[(a.start, a.end), (b.start, b.end)]),
+        );
     }
 
     /// Deletes one span of a small collection and, in the same candidate,
@@ -276,15 +259,38 @@ impl Shrinker<'_, '_> {
     /// of the first; drop a put, delete the second). Each edit alone
     /// passes, so neither pass on its own gets there.
     fn delete_and_copy(&mut self) {
-        let mut skip = 0;
-        while !self.out_of_budget() {
-            let Some(candidate) = self.deletions_with_a_copy().into_iter().nth(skip) else {
-                return;
-            };
-            if !self.attempt(candidate) {
-                skip += 1;
+        self.try_each(Self::deletions_with_a_copy, |_, candidate| {
+            candidate.clone()
+        });
+    }
+
+    /// Tries a candidate built from each of the edits `list` makes for the
+    /// current best, in order; after one is kept, lists them again for the
+    /// new best and goes on at the same place.
+    fn try_each<T>(
+        &mut self,
+        list: impl Fn(&Self) -> Vec<T>,
+        build: impl Fn(&Self, &T) -> Vec<u64>,
+    ) {
+        let mut edits = list(self);
+        let mut at = 0;
+        while at < edits.len() && !self.out_of_budget() {
+            if self.attempt(build(self, &edits[at])) {
+                edits = list(self);
+            } else {
+                at += 1;
             }
         }
+    }
+
+    /// The current best without the choices of `ranges` (`start..end`).
+    fn without(&self, ranges: &[(usize, usize)]) -> Vec<u64> {
+        self.best_indices
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !ranges.iter().any(|&(start, end)| (start..end).contains(&i)))
+            .map(|(_, &index)| index)
+            .collect()
     }
 
     /// The candidates of [`Self::delete_and_copy`], in a fixed order.
@@ -511,19 +517,9 @@ const MAX_PAIRED_SIBLINGS: usize = 32;
 /// Every two disjoint spans of one label and depth, the first before the
 /// second, from groups of at most [`MAX_PAIRED_SIBLINGS`], in input order.
 fn sibling_pairs(spans: &[Span]) -> Vec<(Span, Span)> {
-    let mut groups: std::collections::BTreeMap<(u64, u32), Vec<Span>> = Default::default();
-    for span in spans {
-        groups
-            .entry((span.label, span.depth))
-            .or_default()
-            .push(*span);
-    }
+    let groups = sibling_groups(spans);
     let mut pairs = Vec::new();
-    for group in groups
-        .values_mut()
-        .filter(|g| g.len() <= MAX_PAIRED_SIBLINGS)
-    {
-        group.sort_by_key(|s| s.start);
+    for group in groups.values().filter(|g| g.len() <= MAX_PAIRED_SIBLINGS) {
         for (i, a) in group.iter().enumerate() {
             for b in &group[i + 1..] {
                 if a.end <= b.start {
@@ -540,13 +536,7 @@ fn sibling_pairs(spans: &[Span]) -> Vec<(Span, Span)> {
 /// of them: the elements of small collections, the commands of short
 /// sequences.
 fn small_collection_spans(spans: &[Span]) -> Vec<Span> {
-    let mut groups: std::collections::BTreeMap<(u64, u32), Vec<Span>> = Default::default();
-    for span in spans {
-        groups
-            .entry((span.label, span.depth))
-            .or_default()
-            .push(*span);
-    }
+    let groups = sibling_groups(spans);
     let mut small: Vec<Span> = groups
         .into_values()
         .filter(|g| g.len() <= MAX_COPY_SIBLINGS)
@@ -554,6 +544,21 @@ fn small_collection_spans(spans: &[Span]) -> Vec<Span> {
         .collect();
     small.sort_by_key(|s| s.start);
     small
+}
+
+/// The spans of each label and depth, in input order.
+fn sibling_groups(spans: &[Span]) -> std::collections::BTreeMap<(u64, u32), Vec<Span>> {
+    let mut groups: std::collections::BTreeMap<(u64, u32), Vec<Span>> = Default::default();
+    for span in spans {
+        groups
+            .entry((span.label, span.depth))
+            .or_default()
+            .push(*span);
+    }
+    for group in groups.values_mut() {
+        group.sort_by_key(|s| s.start);
+    }
+    groups
 }
 
 /// The most spans of one label and depth [`Shrinker::delete_and_copy`]
