@@ -206,27 +206,26 @@ fn a_failure_on_the_first_input_leaves_the_campaign_its_budget() {
     let messages = events(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    let (execs, found) =
-        covcheck_e2e::finished(&messages, "first_input_fails::tests::flaky").expect("finished");
-    assert!(execs >= 20000, "the whole budget ran: {execs} executions");
+    let found = ran_its_whole_budget(&messages, "first_input_fails::tests::flaky", 20000, &stderr);
     assert_eq!(found, 1, "one failure, once: {messages:?}");
     let finding = &findings(&messages)[0].finding;
     assert!(finding.flaky, "not the same on every replay: {finding:?}");
     let seed = fs::read_to_string(findings(&messages)[0].saved_seed()).unwrap();
     assert!(seed.contains("flaky = true"), "the seed says so: {seed}");
-    assert!(
-        !messages.iter().any(|m| matches!(m, Message::Error { .. })),
-        "no worker error: {messages:?}"
-    );
 }
 
-const ALWAYS_ABORTS: &str = r#"
-    #[covcheck]
-    fn always_aborts(x: u64) {
-        std::hint::black_box(x);
-        std::process::abort();
-    }
-"#;
+/// Asserts that `property`'s campaign ran its whole budget of `runs`
+/// executions and that no worker ended with an error; returns how many
+/// failures it found.
+fn ran_its_whole_budget(messages: &[Message], property: &str, runs: u64, stderr: &str) -> usize {
+    assert!(
+        !messages.iter().any(|m| matches!(m, Message::Error { .. })),
+        "no worker error: {messages:?}\n{stderr}"
+    );
+    let (execs, found) = covcheck_e2e::finished(messages, property).expect("finished");
+    assert!(execs >= runs, "the whole budget ran: {execs} executions");
+    found
+}
 
 const SIMPLEST_INPUT_FAILS: &str = r#"
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -262,17 +261,19 @@ fn a_flaky_failure_of_the_simplest_input_leaves_the_campaign_its_budget() {
     ]);
     let messages = events(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        !messages.iter().any(|m| matches!(m, Message::Error { .. })),
-        "no worker error: {messages:?}\n{stderr}"
-    );
-    let (execs, found) =
-        covcheck_e2e::finished(&messages, "simplest_input_fails::tests::mostly_fails")
-            .expect("finished");
-    assert!(execs >= 20000, "the whole budget ran: {execs} executions");
+    let property = "simplest_input_fails::tests::mostly_fails";
+    let found = ran_its_whole_budget(&messages, property, 20000, &stderr);
     assert_eq!(found, 1, "one failure, once: {messages:?}");
     assert!(findings(&messages)[0].finding.flaky, "{messages:?}");
 }
+
+const ALWAYS_ABORTS: &str = r#"
+    #[covcheck]
+    fn always_aborts(x: u64) {
+        std::hint::black_box(x);
+        std::process::abort();
+    }
+"#;
 
 #[test]
 fn workers_that_die_before_their_campaign_starts_are_not_restarted_for_ever() {
