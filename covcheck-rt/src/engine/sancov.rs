@@ -146,12 +146,20 @@ pub struct IntCmp {
 /// The comparisons seen during one traced run.
 #[derive(Clone, Debug, Default)]
 pub struct Comparisons {
+    /// Integer comparisons whose operands differed: what input-to-state
+    /// copies from.
     pub ints: Vec<IntCmp>,
+    /// Comparisons of two equal values of at least 16 bits and at least
+    /// 256: where a stored checksum or length matched what the code
+    /// computed ([`crate::engine::mutator::Shape::sums`]). Small values
+    /// are left out: loop counters and flags compare equal all the time.
+    pub equal: Vec<IntCmp>,
     /// Byte strings compared with `memcmp`/`bcmp` (equal lengths).
     pub bytes: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 const MAX_INTS: usize = 4096;
+const MAX_EQUAL: usize = 256;
 const MAX_BYTES: usize = 512;
 const MAX_BYTES_LEN: usize = 64;
 
@@ -165,6 +173,7 @@ fn recording() -> bool {
 }
 static LOG: Mutex<Comparisons> = Mutex::new(Comparisons {
     ints: Vec::new(),
+    equal: Vec::new(),
     bytes: Vec::new(),
 });
 
@@ -181,6 +190,7 @@ impl Tracing {
     pub fn start() -> Tracing {
         if let Ok(mut log) = LOG.lock() {
             log.ints.clear();
+            log.equal.clear();
             log.bytes.clear();
         }
         TRACING.store(true, Ordering::SeqCst);
@@ -215,10 +225,16 @@ fn with_log(record: impl FnOnce(&mut Comparisons)) {
 
 #[inline(always)]
 fn trace_int(a: u64, b: u64, size: u8) {
-    if a != b && recording() {
+    let equal_sum = a == b && size >= 2 && a >= 256;
+    if (a != b || equal_sum) && recording() {
         with_log(|log| {
-            if log.ints.len() < MAX_INTS {
-                log.ints.push(IntCmp { a, b, size });
+            let (list, max) = if a == b {
+                (&mut log.equal, MAX_EQUAL)
+            } else {
+                (&mut log.ints, MAX_INTS)
+            };
+            if list.len() < max {
+                list.push(IntCmp { a, b, size });
             }
         });
     }

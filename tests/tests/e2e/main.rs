@@ -8,6 +8,7 @@
 mod async_properties;
 mod caches;
 mod campaigns;
+mod checksums;
 mod ci_recipe;
 mod coverage_report;
 mod dependencies;

@@ -4,9 +4,11 @@
 //! calls it through the host callbacks ([`super::host`]).
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 
 use super::tokens::{Dictionary, TokenCounts};
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
+use crate::engine::sancov::IntCmp;
 use crate::property::PropertyFn;
 use crate::source::Limits;
 use covcheck_protocol::worker::WorkerConfig;
@@ -24,6 +26,34 @@ pub(super) struct CampaignMutator<'a, 'p> {
     execs: &'a Cell<u64>,
     /// The corpus entries each dictionary token led to.
     token_counts: &'a RefCell<TokenCounts>,
+    /// Per corpus entry that stores a checksum candidate, whether its
+    /// mutants are repaired ([`SumRepair`]).
+    sum_repair: HashMap<usize, SumRepair>,
+}
+
+/// Whether the mutants of a corpus entry with stored-sum candidates
+/// ([`Shape::sums`]) are traced and repaired: each repair costs one more
+/// run of the body, so an entry is probed first. An entry whose first
+/// [`SumRepair::PROBES`] mutants needed no repair (its candidates were
+/// magic numbers, not sums of anything the mutations change) is left
+/// alone; one whose mutants did need it is repaired from then on.
+#[derive(Clone, Copy, Debug)]
+enum SumRepair {
+    Probing(u8),
+    Repairing,
+    Off,
+}
+
+impl SumRepair {
+    const PROBES: u8 = 8;
+
+    fn after(self, repaired: bool) -> SumRepair {
+        match (self, repaired) {
+            (_, true) | (SumRepair::Repairing, false) => SumRepair::Repairing,
+            (SumRepair::Probing(left), false) if left > 1 => SumRepair::Probing(left - 1),
+            _ => SumRepair::Off,
+        }
+    }
 }
 
 /// What the campaign's mutator shares with the fuzz loop.
@@ -57,6 +87,7 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
             max_choices: shared.max_choices,
             execs: shared.execs,
             token_counts: shared.token_counts,
+            sum_repair: HashMap::new(),
         }
     }
 
@@ -83,7 +114,31 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
             choices,
             donor.as_ref().map(|d| (&d.0, d.1.as_slice())),
         );
-        changed && choices.len() <= self.max_choices.get()
+        if !changed || choices.len() > self.max_choices.get() {
+            return false;
+        }
+        if !learned.0.sums.is_empty() {
+            self.repair_sums(entry, &learned.0.sums, choices);
+        }
+        true
+    }
+
+    /// Runs the mutant `choices` of `entry` traced and repairs the sums
+    /// it stores ([`ChoiceMutator::repair_sums`]), while the entry is
+    /// worth it ([`SumRepair`]). A mutant that fails as it is stays as it
+    /// is: the harness is to find that failure, not lose it to a repair.
+    fn repair_sums(&mut self, entry: usize, sums: &[IntCmp], choices: &mut [u64]) {
+        let state = *self
+            .sum_repair
+            .entry(entry)
+            .or_insert(SumRepair::Probing(SumRepair::PROBES));
+        if matches!(state, SumRepair::Off) {
+            return;
+        }
+        let shape = Shape::learn(self.property, choices, self.limits, true);
+        self.execs.set(self.execs.get() + 1);
+        let repaired = !shape.failed && self.inner.repair_sums(sums, &shape, choices);
+        self.sum_repair.insert(entry, state.after(repaired));
     }
 
     /// Counts the dictionary tokens of a mutant that made a new corpus
@@ -94,5 +149,23 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
                 .borrow_mut()
                 .entry_added(&self.inner.written);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SumRepair;
+
+    #[test]
+    fn an_entry_is_repaired_once_a_probe_needed_it_and_left_alone_after_probes_that_did_not() {
+        let mut state = SumRepair::Probing(SumRepair::PROBES);
+        for _ in 1..SumRepair::PROBES {
+            state = state.after(false);
+            assert!(matches!(state, SumRepair::Probing(_)), "{state:?}");
+        }
+        assert!(matches!(state.after(false), SumRepair::Off));
+        let repairing = state.after(true);
+        assert!(matches!(repairing, SumRepair::Repairing));
+        assert!(matches!(repairing.after(false), SumRepair::Repairing));
     }
 }

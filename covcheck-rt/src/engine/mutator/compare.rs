@@ -214,6 +214,84 @@ impl ChoiceMutator {
     }
 }
 
+impl ChoiceMutator {
+    /// Checksum repair, after REDQUEEN's: `sums` are comparisons that held
+    /// in a corpus entry between a value stored in it and one its code
+    /// computed ([`stored_sums`]); `shape` is the shape of a mutant of that
+    /// entry, traced. Where the mutant still stores such a value but the
+    /// code now computed another (the mutation changed what the sum covers),
+    /// the stored value becomes the computed one, at every width and byte
+    /// order input-to-state writes. True when any was repaired.
+    ///
+    /// Without it, a mutation of a checksummed body is rejected at the
+    /// checksum and reaches nothing new, so a campaign never gets past a
+    /// body that must change in two places at once.
+    pub fn repair_sums(&mut self, sums: &[IntCmp], shape: &Shape, indices: &mut [u64]) -> bool {
+        let mut repaired = false;
+        for sum in sums {
+            let stored = sum.a;
+            let computed = shape.comparisons.ints.iter().find_map(|cmp| {
+                let other = match (cmp.a == stored, cmp.b == stored) {
+                    (true, false) => cmp.b,
+                    (false, true) => cmp.a,
+                    _ => return None,
+                };
+                (cmp.size == sum.size).then_some(other)
+            });
+            let Some(computed) = computed else {
+                continue;
+            };
+            let cmp = IntCmp {
+                a: stored,
+                b: computed,
+                size: sum.size,
+            };
+            repaired |= self.replace_int(shape, indices, cmp)
+                || encodings(stored, computed, sum.size)
+                    .into_iter()
+                    .filter(|(.., text)| !text)
+                    .any(|(from, to, _)| self.replace_bytes(shape, indices, &from, &to));
+        }
+        repaired
+    }
+}
+
+/// The comparisons of equal values (`shape.comparisons.equal`) whose value
+/// is stored in the input: an integer draw of that value, or its bytes in
+/// either order in a string or byte vector. Each value once.
+pub(super) fn stored_sums(shape: &Shape, indices: &[u64]) -> Vec<IntCmp> {
+    let mut sums: Vec<IntCmp> = Vec::new();
+    for &cmp in &shape.comparisons.equal {
+        if sums.iter().any(|s| s.a == cmp.a) || !stored(shape, indices, cmp) {
+            continue;
+        }
+        sums.push(cmp);
+    }
+    sums
+}
+
+/// Whether `cmp.a` is stored in the input, as `stored_sums` says.
+fn stored(shape: &Shape, indices: &[u64], cmp: IntCmp) -> bool {
+    let in_draw = shape
+        .ints
+        .iter()
+        .any(|(&position, draw)| draw.value_bits(index_at(indices, position)) == Some(cmp.a));
+    if in_draw {
+        return true;
+    }
+    let runs: Vec<Vec<u8>> = byte_runs(shape, indices)
+        .iter()
+        .map(|run| run.iter().map(|e| e.byte).collect())
+        .collect();
+    encodings(cmp.a, cmp.a, cmp.size)
+        .into_iter()
+        .filter(|(.., text)| !text)
+        .any(|(bytes, ..)| {
+            runs.iter()
+                .any(|run| run.windows(bytes.len()).any(|w| w == bytes))
+        })
+}
+
 /// The ways a compared integer of `size` bytes may be spelled in an input's
 /// bytes, as `(from, to, is_decimal_text)`.
 fn encodings(from: u64, to: u64, size: u8) -> Vec<(Vec<u8>, Vec<u8>, bool)> {

@@ -5,10 +5,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use super::bytes::byte_runs;
+use super::compare::stored_sums;
 use super::spans::enum_values;
 use crate::choice::{Choice, ChoiceKind, Span};
-use crate::engine::sancov::{Comparisons, Tracing};
-use crate::property::{PropertyFn, execute, generate_only};
+use crate::engine::sancov::{Comparisons, IntCmp, Tracing};
+use crate::property::{PropertyFn, Status, execute, generate_only};
 use crate::rng::Rng;
 use crate::source::{IntDraw, Limits, Source};
 
@@ -21,6 +22,12 @@ pub struct Shape {
     /// RNG seed picks the same draw in every run).
     pub ints: BTreeMap<usize, IntDraw>,
     pub comparisons: Comparisons,
+    /// Comparisons that held between a value stored in the input and one
+    /// the code computed, candidates for a checksum or a length: see
+    /// [`super::ChoiceMutator::repair_sums`].
+    pub sums: Vec<IntCmp>,
+    /// Whether the traced run failed.
+    pub failed: bool,
     /// What kinds of content the input has, for picking only the mutations
     /// that apply to it.
     pub(super) has: Contents,
@@ -49,12 +56,13 @@ impl Shape {
             .map(|d| (d.position, d))
             .collect();
         let (choices, spans) = src.into_record();
-        let comparisons = if trace {
+        let (comparisons, failed) = if trace {
             let tracing = Tracing::start();
-            let _ = execute(property, Source::replay(indices.to_vec(), limits), false);
-            tracing.finish()
+            let case = execute(property, Source::replay(indices.to_vec(), limits), false);
+            let failed = matches!(case.status, Status::Failed(_));
+            (tracing.finish(), failed)
         } else {
-            Comparisons::default()
+            (Comparisons::default(), false)
         };
         if std::env::var_os("COVCHECK_DEBUG_SHAPES").is_some() {
             eprintln!("shape of {indices:?}: comparisons {comparisons:?}");
@@ -64,8 +72,11 @@ impl Shape {
             spans,
             ints,
             comparisons,
+            sums: Vec::new(),
+            failed,
             has: Contents::default(),
         };
+        shape.sums = stored_sums(&shape, indices);
         shape.has = Contents {
             bytes: !byte_runs(&shape, indices).is_empty(),
             chars: shape.choices.iter().any(|c| c.kind == ChoiceKind::Char),

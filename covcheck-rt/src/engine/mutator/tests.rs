@@ -443,3 +443,80 @@ fn mutants_of_a_stateful_sequence_meet_every_precondition() {
     }
     assert!(lengths.len() > 3, "mutants of many lengths: {lengths:?}");
 }
+
+#[test]
+fn a_stored_checksum_is_a_sum_and_a_magic_number_elsewhere_is_not() {
+    // Two payload bytes and a big-endian checksum 0x01020304; the code
+    // found it equal to what it computed, and also compared 0x7777 (stored
+    // nowhere) with itself.
+    let indices = byte_choices(&[9, 9, 1, 2, 3, 4]);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    let equal = |a, size| IntCmp { a, b: a, size };
+    shape.comparisons.equal = vec![
+        equal(0x0102_0304, 4),
+        equal(0x7777, 2),
+        equal(0x0102_0304, 4),
+    ];
+    assert_eq!(
+        super::compare::stored_sums(&shape, &indices),
+        [equal(0x0102_0304, 4)]
+    );
+}
+
+#[test]
+fn a_mutant_stores_the_checksum_its_code_computed_after_repair() {
+    // The entry stored 0x01020304 and its code computed the same. The
+    // mutant changed the payload: its code computed 0xCAFEBABE instead,
+    // and made an unrelated comparison first.
+    let sums = [IntCmp {
+        a: 0x0102_0304,
+        b: 0x0102_0304,
+        size: 4,
+    }];
+    let mutant = byte_choices(&[7, 9, 1, 2, 3, 4]);
+    let mut shape = shape_of::<Vec<u8>>(&mutant);
+    shape.comparisons.ints = vec![
+        IntCmp {
+            a: 7,
+            b: 0xA5,
+            size: 1,
+        },
+        IntCmp {
+            a: 0xCAFE_BABE,
+            b: 0x0102_0304,
+            size: 4,
+        },
+    ];
+    let repaired: Vec<Vec<u8>> = mutants(&mutant, 5, |m, i| m.repair_sums(&sums, &shape, i));
+    assert_eq!(repaired, vec![vec![7, 9, 0xCA, 0xFE, 0xBA, 0xBE]; 5]);
+
+    // A mutant whose sums all still hold needs no repair.
+    shape.comparisons.ints.truncate(1);
+    assert!(mutants::<Vec<u8>>(&mutant, 5, |m, i| m.repair_sums(&sums, &shape, i)).is_empty());
+}
+
+#[test]
+fn a_checksum_in_a_typed_field_is_repaired_too() {
+    let sums = [IntCmp {
+        a: 500,
+        b: 500,
+        size: 4,
+    }];
+    let mutant: Vec<u64> = {
+        let mut indices = byte_choices(&[1, 2]);
+        indices.push(0); // end of the payload
+        let draw_of_500 = (0..1_000_000)
+            .find(|&i| value_of::<(Vec<u8>, u32)>(&[indices.clone(), vec![i]].concat()).1 == 500)
+            .unwrap();
+        indices.push(draw_of_500);
+        indices
+    };
+    let mut shape = shape_of::<(Vec<u8>, u32)>(&mutant);
+    shape.comparisons.ints = vec![IntCmp {
+        a: 500,
+        b: 71_234,
+        size: 4,
+    }];
+    let repaired: Vec<(Vec<u8>, u32)> = mutants(&mutant, 3, |m, i| m.repair_sums(&sums, &shape, i));
+    assert_eq!(repaired, vec![(vec![1, 2], 71_234); 3]);
+}

@@ -1,0 +1,61 @@
+//! End-to-end: a campaign gets past a checksum. The bug sits behind a
+//! body that must start with a magic byte *and* carry the right Adler-32:
+//! input-to-state makes the stored sum right, but any change of the body
+//! breaks it again, so only a mutant whose sum is repaired after the
+//! mutation (traced, then the stored value set to what the code computed)
+//! reaches the magic byte's branch. Both the sum in the bytes themselves
+//! and a sum in a typed field are repaired.
+
+use covcheck_e2e::Fixture;
+
+const FRAMES: &str = r#"
+    fn adler32(data: &[u8]) -> u32 {
+        let (mut a, mut b) = (1u32, 0u32);
+        for &byte in data {
+            a = (a + u32::from(byte)) % 65_521;
+            b = (b + a) % 65_521;
+        }
+        (b << 16) | a
+    }
+
+    /// The items a body promises: its second byte, after the magic.
+    fn promised(body: &[u8]) -> Option<usize> {
+        match body {
+            [0xA5, count, ..] => Some(usize::from(*count)),
+            _ => None,
+        }
+    }
+
+    #[covcheck]
+    fn a_framed_body_keeps_its_promise(frame: Vec<u8>) {
+        let Some(split) = frame.len().checked_sub(4) else { return };
+        let (body, sum) = frame.split_at(split);
+        if u32::from_be_bytes(sum.try_into().unwrap()) != adler32(body) {
+            return;
+        }
+        if let Some(count) = promised(body) {
+            assert!(count <= body.len() - 2, "framed body: {count} items promised");
+        }
+    }
+
+    #[covcheck]
+    fn a_summed_body_keeps_its_promise(packet: (Vec<u8>, u32)) {
+        let (body, sum) = packet;
+        if sum != adler32(&body) {
+            return;
+        }
+        if let Some(count) = promised(&body) {
+            assert!(count <= body.len() - 2, "summed body: {count} items promised");
+        }
+    }
+"#;
+
+#[test]
+fn a_campaign_finds_a_bug_behind_a_checksum_in_bytes_and_in_a_typed_field() {
+    let fixture = Fixture::new("checksums", FRAMES);
+    let output = fixture.covcheck(&["--runs", "200000", "--seed", "1", "--no-save"]);
+    let text = covcheck_e2e::text_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("framed body:"), "{text}");
+    assert!(text.contains("summed body:"), "{text}");
+}
