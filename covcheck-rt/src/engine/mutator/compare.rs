@@ -19,11 +19,21 @@ impl ChoiceMutator {
             let pick = self.rng.index(total);
             let applied = if pick < cmps.ints.len() {
                 let cmp = cmps.ints[pick];
-                let (from, to) = if self.rng.percent(50) {
+                let (from, mut to) = if self.rng.percent(50) {
                     (cmp.a, cmp.b)
                 } else {
                     (cmp.b, cmp.a)
                 };
+                // One past either side, as REDQUEEN does: an ordering
+                // (`count > len`) needs the value next to the other operand,
+                // not the operand itself.
+                if self.rng.percent(25) {
+                    to = if self.rng.percent(50) {
+                        to.wrapping_add(1)
+                    } else {
+                        to.wrapping_sub(1)
+                    };
+                }
                 self.replace_int(
                     shape,
                     indices,

@@ -520,3 +520,19 @@ fn a_checksum_in_a_typed_field_is_repaired_too() {
     let repaired: Vec<(Vec<u8>, u32)> = mutants(&mutant, 3, |m, i| m.repair_sums(&sums, &shape, i));
     assert_eq!(repaired, vec![(vec![1, 2], 71_234); 3]);
 }
+
+#[test]
+fn input_to_state_also_writes_one_past_either_side_of_an_ordering() {
+    // `count > len` compared 8 with 254: 254 itself never passes, 255 does.
+    let indices = byte_choices(&[8]);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.ints = vec![IntCmp {
+        a: 8,
+        b: 254,
+        size: 1,
+    }];
+    let values: Vec<Vec<u8>> = mutants(&indices, 100, |m, i| m.input_to_state(&shape, i));
+    for wanted in [253, 254, 255] {
+        assert!(values.contains(&vec![wanted]), "{wanted}: {values:?}");
+    }
+}
