@@ -9,7 +9,7 @@
 //!
 //! | mutation | what it does |
 //! |---|---|
-//! | interesting / fresh | redraws one choice with the value heuristics (AFL's interesting values for its width, extremes, small values) |
+//! | interesting / fresh | redraws one choice with the value heuristics (AFL's interesting values for its width, extremes, small values); an integer a quarter of the time becomes one of the integer literals of the crates under test, or its negation |
 //! | bit flip, arithmetic | flips a bit of, or adds ±1..35 to, the *value* of an integer draw |
 //! | delete / duplicate / rearrange spans | collections grow and shrink coherently; rearranging swaps two values of one type, or moves or copies one before another (commands between a stateful sequence's threads too) |
 //! | repeat a span | 3 to 512 copies of a span at once: long operation sequences, long runs of one element |
@@ -71,6 +71,10 @@ pub struct ChoiceMutator {
     /// How often each enum variant, by (span label, variant index), occurs
     /// in the corpus entries that found new coverage.
     variant_uses: HashMap<(u64, u64), u32>,
+    /// The integer literals among `literals` (which spell them in
+    /// decimal), read once: [`ChoiceMutator::interesting`] writes them into
+    /// integer draws.
+    numbers: std::cell::OnceCell<Vec<u64>>,
 }
 
 /// The mutations, picked uniformly (the ones that do not apply to an input
@@ -127,6 +131,7 @@ impl ChoiceMutator {
             grow: false,
             written: Vec::new(),
             variant_uses: HashMap::new(),
+            numbers: std::cell::OnceCell::new(),
         }
     }
 
@@ -301,11 +306,17 @@ impl ChoiceMutator {
             indices[i] = *self.rng.pick(&picks);
             return true;
         };
-        let bits = draw.bits.min(64);
-        let mut values: Vec<u64> = vec![0, 1, u64::MAX, 1 << (bits - 1), (1 << (bits - 1)) - 1];
-        // Two's complement, as the value bits of a draw are.
-        values.extend(heuristics::AFL_INTERESTING.iter().map(|&v| v as u64));
-        let value = *self.rng.pick(&values);
+        let value = match self.literal_number() {
+            Some(number) => number,
+            None => {
+                let bits = draw.bits.min(64);
+                let mut values: Vec<u64> =
+                    vec![0, 1, u64::MAX, 1 << (bits - 1), (1 << (bits - 1)) - 1];
+                // Two's complement, as the value bits of a draw are.
+                values.extend(heuristics::AFL_INTERESTING.iter().map(|&v| v as u64));
+                *self.rng.pick(&values)
+            }
+        };
         match draw.index_of(value) {
             Some(index) => {
                 indices[i] = index;
@@ -313,6 +324,29 @@ impl ChoiceMutator {
             }
             None => false,
         }
+    }
+
+    /// A quarter of the time, when the crates under test spell integer
+    /// literals: one of them, or its negation (two's complement, as a
+    /// draw's value bits are). A gate like `x % 65521 == 40503` compiles to
+    /// a multiply-and-compare whose operands no longer hold `40503`, so
+    /// input-to-state has nothing to copy; the source still spells it.
+    fn literal_number(&mut self) -> Option<u64> {
+        let numbers = self.numbers.get_or_init(|| {
+            self.literals
+                .iter()
+                .filter_map(|token| std::str::from_utf8(token).ok()?.parse::<u64>().ok())
+                .collect()
+        });
+        if numbers.is_empty() || !self.rng.percent(25) {
+            return None;
+        }
+        let number = numbers[self.rng.index(numbers.len())];
+        Some(if self.rng.percent(50) {
+            number
+        } else {
+            number.wrapping_neg()
+        })
     }
 
     fn bit_flip(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {

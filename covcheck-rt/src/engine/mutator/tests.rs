@@ -536,3 +536,24 @@ fn input_to_state_also_writes_one_past_either_side_of_an_ordering() {
         assert!(values.contains(&vec![wanted]), "{wanted}: {values:?}");
     }
 }
+
+#[test]
+fn integer_literals_of_the_crate_are_written_into_integer_draws_with_both_signs() {
+    let indices = vec![7];
+    let shape = shape_of::<u32>(&indices);
+    let values: Vec<u32> = mutants(&indices, 400, |m, i| {
+        m.literals = vec![b"GET ".to_vec(), b"40503".to_vec()];
+        m.interesting(&shape, i)
+    });
+    assert!(values.contains(&40503), "{values:?}");
+    assert!(values.contains(&40503u32.wrapping_neg()), "{values:?}");
+    let signed_shape = shape_of::<i64>(&[0]);
+    let signed: Vec<i64> = mutants(&[0], 400, |m, i| {
+        m.literals = vec![b"40503".to_vec()];
+        m.interesting(&signed_shape, i)
+    });
+    assert!(
+        signed.contains(&40503) && signed.contains(&-40503),
+        "{signed:?}"
+    );
+}
