@@ -104,10 +104,6 @@ pub struct Settings {
     pub rng_seed: u64,
     /// The per-execution time limit; LibAFL's timer ends the process past it.
     pub timeout_ms: u64,
-    /// The test binary's 8-bit coverage counters, which LibAFL's map
-    /// observer clears before each execution.
-    pub counters: *mut u8,
-    pub counters_len: usize,
     /// The local TCP port of the LLMP broker (`covcheck-broker`) through
     /// which this worker shares its corpus with the property's other
     /// workers; 0 for a worker alone.

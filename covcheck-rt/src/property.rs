@@ -11,6 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::choice::{Choice, Span};
 use crate::coverage_gate;
@@ -104,8 +105,20 @@ impl Case {
     }
 }
 
+/// How many times [`execute`] and [`generate_only`] ran a property: a
+/// campaign's harness compares it before and after its own runs to know
+/// whether anything else ran the instrumented code in between (and left
+/// counters it must clear).
+static RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// See [`RUNS`].
+pub fn runs() -> u64 {
+    RUNS.load(Ordering::Relaxed)
+}
+
 /// Runs `property` on `src`, recording argument renderings when `render`.
 pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case {
+    RUNS.fetch_add(1, Ordering::Relaxed);
     install_hook();
     coverage_gate::set_open(false);
     src.set_rendering(render);
@@ -141,6 +154,7 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
 /// and runs bodies only where a crash or a hang is caught with its input.
 #[cfg(feature = "campaign")]
 pub fn generate_only(property: &PropertyFn<'_>, mut src: Source) -> Source {
+    RUNS.fetch_add(1, Ordering::Relaxed);
     install_hook();
     src.set_generate_only(true);
     CAPTURING.with(|c| c.set(true));

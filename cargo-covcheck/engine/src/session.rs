@@ -1,7 +1,7 @@
 //! One campaign session: LibAFL's in-process executor (with its crash and
-//! timeout handlers), the map observer that clears the coverage counters,
-//! the state, the objectives and the mutational stage, around the host's
-//! components ([`crate::components`]).
+//! timeout handlers), the state, the objectives and the mutational stage,
+//! around the host's components ([`crate::components`]). The coverage
+//! counters are the host's alone: it clears and reads them.
 //!
 //! A worker that shares its corpus with other workers of the same property
 //! talks to their LLMP broker (`covcheck-broker`, see `broker.rs`) through
@@ -22,7 +22,6 @@ use libafl::feedback_or_fast;
 use libafl::feedbacks::{CrashFeedback, TimeoutFeedback};
 use libafl::fuzzer::{Evaluator, EvaluatorObservers, Fuzzer, StdFuzzer};
 use libafl::monitors::NopMonitor;
-use libafl::observers::StdMapObserver;
 use libafl::stages::StdMutationalStage;
 use libafl::state::{HasCorpus, HasImported, StdState};
 use libafl_bolts::rands::StdRand;
@@ -87,12 +86,6 @@ where
             ExitKind::Ok
         }
     };
-    // The host judges novelty itself; the observer only clears the counters
-    // before each execution.
-    // SAFETY: the host's counters live as long as the process.
-    let observer = unsafe {
-        StdMapObserver::from_mut_ptr("counters", settings.counters, settings.counters_len)
-    };
     let mut feedback = HostNovelty(host);
     let mut objective = feedback_or_fast!(CrashFeedback::new(), TimeoutFeedback::new());
     let mut state: State = StdState::new(
@@ -108,7 +101,9 @@ where
     #[allow(deprecated)] // the builder needs the same five parts
     let mut executor = InProcessExecutor::with_timeout(
         harness,
-        tuple_list!(observer),
+        // No observer: the host reads and clears the coverage counters
+        // itself, only those an execution touched.
+        tuple_list!(),
         &mut fuzzer,
         &mut state,
         &mut mgr,

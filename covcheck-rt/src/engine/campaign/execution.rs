@@ -57,6 +57,11 @@ pub(super) struct Shared {
     /// not an objective for LibAFL, so that the input enters the corpus:
     /// see [`Shared::admitting_failures`].
     admitting: Cell<bool>,
+    /// [`crate::property::runs`] after the harness's last run: when it has
+    /// moved on since, something else ran the instrumented code, and every
+    /// counter is cleared before the next execution rather than only those
+    /// that execution touched ([`Novelty::clear`]).
+    runs_after_last: Cell<Option<u64>>,
 }
 
 impl Shared {
@@ -91,10 +96,17 @@ impl Shared {
         self.execs.set(self.execs.get() + 1);
         inflight.store(self.execs.get(), input);
         crate::target::start();
+        let others_ran = self.runs_after_last.get() != Some(crate::property::runs());
+        // SAFETY: the counters section lives as long as the process, and
+        // nothing else touches it while the harness runs; the slice ends
+        // before the property runs.
+        let map = unsafe { std::slice::from_raw_parts_mut(counters, len) };
+        self.novelty.borrow_mut().clear(map, others_ran);
         // Only performance mode reads the counter (which only its build
         // counts with): other campaigns pay nothing for it.
         let before = self.costs.as_ref().map(|_| crate::cost::edges_executed());
         let case = execute(property, Source::replay(input.to_vec(), limits), false);
+        self.runs_after_last.set(Some(crate::property::runs()));
         if let (Some(costs), Some(before)) = (&self.costs, before) {
             let cost = crate::cost::edges_executed().wrapping_sub(before);
             costs

@@ -83,7 +83,7 @@ unsafe extern "C" fn commit(ctx: *const c_void) {
     // SAFETY: the counters section lives as long as the process, and the
     // engine does not touch it during the call. It still holds the
     // classified counts of the input being added.
-    let counters = unsafe { std::slice::from_raw_parts_mut(side.counters.0, side.counters.1) };
+    let counters = unsafe { std::slice::from_raw_parts(side.counters.0, side.counters.1) };
     side.shared.novelty.borrow_mut().commit(counters);
     side.shared.targets.borrow_mut().commit();
     if let Some(costs) = &side.shared.costs {

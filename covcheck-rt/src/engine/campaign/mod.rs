@@ -2,14 +2,14 @@
 //!
 //! LibAFL supplies the proven machinery, from the engine library
 //! ([`crate::engine::library`], built apart from the user's crate): the
-//! in-process executor with its crash and timeout handlers, the map
-//! observer that clears the sancov 8-bit counters, the state, the
+//! in-process executor with its crash and timeout handlers, the state, the
 //! objectives and the mutational stage. covcheck supplies the decisions,
 //! called back through [`host`]: running a choice sequence
 //! ([`execution`]), its mutator ([`mutation`]), a rarity scheduler
 //! ([`crate::engine::scheduler`]), and the novelty check
-//! ([`crate::engine::cover::Novelty`]), which does LibAFL's max-map rule in
-//! one pass that skips zero words, together with the best values of the
+//! ([`crate::engine::cover::Novelty`]), which does LibAFL's max-map rule
+//! and clears the sancov 8-bit counters, touching only the words an
+//! execution reached, together with the best values of the
 //! property's `target()` calls ([`targets`]) and, in performance mode, the
 //! costliest input of each size ([`costs`]).
 //!
@@ -124,8 +124,6 @@ pub fn run(
     let settings = Settings {
         rng_seed: request.rng_seed,
         timeout_ms: request.timeout_ms.max(1),
-        counters: counters.0,
-        counters_len: counters.1,
         broker_port: request.broker_port.unwrap_or(0),
     };
     // SAFETY: `side` is declared before `session`, so it outlives it.

@@ -31,8 +31,6 @@ pub(super) fn settings(rng_seed: u64) -> Settings {
     Settings {
         rng_seed,
         timeout_ms: 1000,
-        counters: std::ptr::null_mut(),
-        counters_len: 0,
         broker_port: 0,
     }
 }
