@@ -4,8 +4,11 @@
 //! own default strategies. The integration tests (`tests/*.rs`) are the
 //! harnesses: one property per target and tool.
 //!
-//! - [`bug`]: which injected bug is on (`BENCH_BUG`); all are off by default,
-//!   and the unit tests show each target is correct then.
+//! - [`bug`]: which injected bug is on (`BENCH_BUG`); all are off by default.
+//!   `bench/witnesses` shows each bug reachable with it on and absent with
+//!   it off, from a package of its own: the campaign's dictionary reads the
+//!   literals of the suite's package, tests included, and a witness's
+//!   input would hand it the answer.
 //! - [`probe`]: counts executions and reports the first failure and the size
 //!   of the last failing input, the same way for every tool.
 //! - [`targets`]: the buggy functions.
@@ -15,6 +18,3 @@ pub mod bug;
 pub mod probe;
 pub mod targets;
 pub mod unwind;
-
-#[cfg(test)]
-mod witnesses;

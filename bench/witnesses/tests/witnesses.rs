@@ -1,8 +1,13 @@
 //! Each bug is real and reachable: a witness input fails with the bug on
 //! and passes with every bug off (so a tool that "finds" a bug found that one).
+//!
+//! They live in a package of their own because `cargo covcheck` reads the
+//! literals of the property's package (its tests included) into the
+//! campaign's dictionary: in the suite, these inputs would hand the
+//! campaign each bug's answer.
 
-use crate::bug;
-use crate::targets::*;
+use covcheck_bench_suite::bug;
+use covcheck_bench_suite::targets::*;
 
 fn reachable(name: &'static str, check: impl Fn() -> Result<(), String>) {
     assert!(

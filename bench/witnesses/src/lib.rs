@@ -1,0 +1,1 @@
+//! Empty: the witnesses are the tests in `tests/witnesses.rs`.
