@@ -150,9 +150,11 @@ pub struct Comparisons {
     /// copies from.
     pub ints: Vec<IntCmp>,
     /// Comparisons of two equal values of at least 16 bits and at least
-    /// 256: where a stored checksum or length matched what the code
-    /// computed ([`crate::engine::mutator::Shape::sums`]). Small values
-    /// are left out: loop counters and flags compare equal all the time.
+    /// 256, neither a compile-time constant: where a stored checksum or
+    /// length matched what the code computed
+    /// ([`crate::engine::mutator::Shape::sums`]). Small values are left
+    /// out (loop counters and flags compare equal all the time), and so are
+    /// comparisons with a constant (a magic number is no sum).
     pub equal: Vec<IntCmp>,
     /// Byte strings compared with `memcmp`/`bcmp` (equal lengths).
     pub bytes: Vec<(Vec<u8>, Vec<u8>)>,
@@ -223,9 +225,12 @@ fn with_log(record: impl FnOnce(&mut Comparisons)) {
     });
 }
 
+/// Records a comparison; `constant`: one operand is a compile-time
+/// constant (SanitizerCoverage's `const_cmp` callbacks, and `switch` cases),
+/// so an equal one is a magic number matched, never a sum.
 #[inline(always)]
-fn trace_int(a: u64, b: u64, size: u8) {
-    let equal_sum = a == b && size >= 2 && a >= 256;
+fn trace_int(a: u64, b: u64, size: u8, constant: bool) {
+    let equal_sum = a == b && !constant && size >= 2 && a >= 256;
     if (a != b || equal_sum) && recording() {
         with_log(|log| {
             let (list, max) = if a == b {
@@ -244,11 +249,11 @@ macro_rules! cmp_callbacks {
     ($($name:ident, $const_name:ident: $ty:ty, $size:expr;)*) => {$(
         #[unsafe(no_mangle)]
         pub extern "C" fn $name(a: $ty, b: $ty) {
-            trace_int(a as u64, b as u64, $size);
+            trace_int(a as u64, b as u64, $size, false);
         }
         #[unsafe(no_mangle)]
         pub extern "C" fn $const_name(a: $ty, b: $ty) {
-            trace_int(a as u64, b as u64, $size);
+            trace_int(a as u64, b as u64, $size, true);
         }
     )*};
 }
@@ -276,7 +281,7 @@ pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const 
     for i in 0..count.min(256) as usize {
         // SAFETY: as above.
         let case = unsafe { *cases.add(2 + i) };
-        trace_int(value, case, size);
+        trace_int(value, case, size, true);
     }
 }
 
