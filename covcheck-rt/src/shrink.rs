@@ -95,10 +95,32 @@ pub fn shrink_while(
     budget: ShrinkBudget,
     keep: &mut dyn FnMut(&Case) -> bool,
 ) -> Shrunk {
+    shrink_repairing(property, limits, start, budget, keep, None)
+}
+
+/// A repair of a candidate that `keep` rejected: runs the property once
+/// (every call counts as an execution) and returns the candidate changed
+/// so that it may be kept after all, or `None`. A campaign repairs the
+/// checksums a deletion broke this way
+/// ([`crate::engine::mutator::ChoiceMutator::repair_sums`]), so that a
+/// failure behind a checksum still shrinks.
+pub type Repair<'a> = &'a mut dyn FnMut(&[u64]) -> Option<Vec<u64>>;
+
+/// [`shrink_while`], where a candidate that is not kept gets `repair`'s
+/// try, when there is one.
+pub fn shrink_repairing(
+    property: &PropertyFn<'_>,
+    limits: Limits,
+    start: Case,
+    budget: ShrinkBudget,
+    keep: &mut dyn FnMut(&Case) -> bool,
+    repair: Option<Repair<'_>>,
+) -> Shrunk {
     let mut shrinker = Shrinker {
         property,
         limits,
         keep,
+        repair,
         best_indices: start.indices(),
         best: start,
         tried: HashSet::new(),
@@ -132,10 +154,11 @@ pub fn shrink_while(
     }
 }
 
-struct Shrinker<'a, 'p> {
+struct Shrinker<'a, 'p, 'r> {
     property: &'a PropertyFn<'p>,
     limits: Limits,
     keep: &'a mut dyn FnMut(&Case) -> bool,
+    repair: Option<Repair<'r>>,
     best: Case,
     best_indices: Vec<u64>,
     tried: HashSet<Vec<u64>>,
@@ -145,7 +168,7 @@ struct Shrinker<'a, 'p> {
     started: Instant,
 }
 
-impl Shrinker<'_, '_> {
+impl Shrinker<'_, '_, '_> {
     fn run(&mut self) {
         loop {
             let before = self.best_indices.clone();
@@ -170,7 +193,8 @@ impl Shrinker<'_, '_> {
         self.runs >= self.budget.max_runs || self.started.elapsed() >= self.budget.max_time
     }
 
-    /// Replays `candidate`; keeps it when `keep` holds and it is smaller.
+    /// Replays `candidate`; keeps it when `keep` holds and it is smaller,
+    /// or else when its repair ([`Repair`]) is kept and smaller.
     fn attempt(&mut self, candidate: Vec<u64>) -> bool {
         if self.out_of_budget()
             || !shortlex_less(&candidate, &self.best_indices)
@@ -178,8 +202,32 @@ impl Shrinker<'_, '_> {
         {
             return false;
         }
+        if self.try_candidate(&candidate) {
+            return true;
+        }
+        let Some(repair) = self.repair.as_mut() else {
+            return false;
+        };
         self.runs += 1;
-        let case = execute(self.property, Source::replay(candidate, self.limits), false);
+        match repair(&candidate) {
+            Some(repaired)
+                if shortlex_less(&repaired, &self.best_indices)
+                    && self.tried.insert(repaired.clone()) =>
+            {
+                self.try_candidate(&repaired)
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs `candidate`; keeps it when `keep` holds and it is smaller.
+    fn try_candidate(&mut self, candidate: &[u64]) -> bool {
+        if self.out_of_budget() {
+            return false;
+        }
+        self.runs += 1;
+        let source = Source::replay(candidate.to_vec(), self.limits);
+        let case = execute(self.property, source, false);
         let kept = (self.keep)(&case);
         let indices = case.indices();
         if kept && shortlex_less(&indices, &self.best_indices) {

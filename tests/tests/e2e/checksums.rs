@@ -4,7 +4,8 @@
 //! breaks it again, so only a mutant whose sum is repaired after the
 //! mutation (traced, then the stored value set to what the code computed)
 //! reaches the magic byte's branch. Both the sum in the bytes themselves
-//! and a sum in a typed field are repaired.
+//! and a sum in a typed field are repaired, and shrinking repairs the sums
+//! its deletions break, so both shrink to the smallest failing frame.
 
 use covcheck_e2e::Fixture;
 
@@ -51,11 +52,15 @@ const FRAMES: &str = r#"
 "#;
 
 #[test]
-fn a_campaign_finds_a_bug_behind_a_checksum_in_bytes_and_in_a_typed_field() {
+fn a_campaign_finds_and_shrinks_a_bug_behind_a_checksum_in_bytes_and_in_a_typed_field() {
     let fixture = Fixture::new("checksums", FRAMES);
     let output = fixture.covcheck(&["--runs", "200000", "--seed", "1", "--no-save"]);
     let text = covcheck_e2e::text_of(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    assert!(text.contains("framed body:"), "{text}");
-    assert!(text.contains("summed body:"), "{text}");
+    // The body [0xA5, 1] promises one item and has none; its Adler-32 is
+    // 0x014D00A7 (a = 1 + 0xA5 + 1 = 167, b = 166 + 167 = 333).
+    assert!(text.contains("framed body: 1 items promised"), "{text}");
+    assert!(text.contains("frame = [165, 1, 1, 77, 0, 167]"), "{text}");
+    assert!(text.contains("summed body: 1 items promised"), "{text}");
+    assert!(text.contains("packet = ([165, 1], 21823655)"), "{text}");
 }

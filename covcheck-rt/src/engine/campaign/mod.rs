@@ -355,7 +355,16 @@ impl Campaign<'_, '_> {
             }
             let outcome = {
                 let known = self.shared.known.borrow();
-                report::report(self.property, self.limits, &self.base, found, since, &known)
+                let trace = self.request.cmp_mutations;
+                report::report(
+                    self.property,
+                    self.limits,
+                    &self.base,
+                    found,
+                    since,
+                    &known,
+                    trace,
+                )
             };
             self.shared.known.borrow_mut().insert(outcome.origin);
             reproduced.get_or_insert(outcome.reproduced);

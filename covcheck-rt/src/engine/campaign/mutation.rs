@@ -124,9 +124,8 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
     }
 
     /// Runs the mutant `choices` of `entry` traced and repairs the sums
-    /// it stores ([`ChoiceMutator::repair_sums`]), while the entry is
-    /// worth it ([`SumRepair`]). A mutant that fails as it is stays as it
-    /// is: the harness is to find that failure, not lose it to a repair.
+    /// it stores ([`ChoiceMutator::run_and_repair_sums`]), while the entry
+    /// is worth it ([`SumRepair`]).
     fn repair_sums(&mut self, entry: usize, sums: &[IntCmp], choices: &mut [u64]) {
         let state = *self
             .sum_repair
@@ -135,10 +134,12 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
         if matches!(state, SumRepair::Off) {
             return;
         }
-        let shape = Shape::learn(self.property, choices, self.limits, true);
+        let repaired = self
+            .inner
+            .run_and_repair_sums(self.property, self.limits, sums, choices);
         self.execs.set(self.execs.get() + 1);
-        let repaired = !shape.failed && self.inner.repair_sums(sums, &shape, choices);
-        self.sum_repair.insert(entry, state.after(repaired));
+        self.sum_repair
+            .insert(entry, state.after(!repaired.is_empty()));
     }
 
     /// Counts the dictionary tokens of a mutant that made a new corpus

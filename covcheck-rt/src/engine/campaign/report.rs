@@ -14,9 +14,10 @@ use std::time::Instant;
 use super::execution::Caught;
 use crate::choice::trim_trailing_zeros;
 use crate::config::Config;
+use crate::engine::mutator::{ChoiceMutator, Shape};
 use crate::engine::{finding_from_shrunk, rendered_pairs};
 use crate::property::{Case, Origin, PropertyFn, execute};
-use crate::shrink::shrink_while;
+use crate::shrink::{Repair, shrink_repairing};
 use crate::source::{Limits, Source};
 use covcheck_protocol::worker::{Event, FailureKind, Finding, emit};
 
@@ -37,8 +38,13 @@ pub(super) struct Outcome {
     pub(super) others: Vec<Caught>,
 }
 
+/// The sums a shrink repairs at most: those of the failure found and the
+/// latest ones its repairs wrote.
+const MAX_SHRINK_SUMS: usize = 32;
+
 /// Sends `found` as caught, then shrinks and reports it; failures met on
-/// the way at origins in `known` are old news.
+/// the way at origins in `known` are old news. `trace`: comparisons are
+/// traced in this campaign, so shrinking repairs the checksums it breaks.
 pub(super) fn report(
     property: &PropertyFn<'_>,
     limits: Limits,
@@ -46,6 +52,7 @@ pub(super) fn report(
     found: Caught,
     started: Instant,
     known: &HashSet<Origin>,
+    trace: bool,
 ) -> Outcome {
     let found_after_us = found.at.duration_since(started).as_micros() as u64;
     emit(&Event::Caught(Box::new(unshrunk(
@@ -82,7 +89,28 @@ pub(super) fn report(
         };
     };
     let mut keep = |case: &Case| others.same_failure(case);
-    let shrunk = shrink_while(property, limits, case, base.shrink, &mut keep);
+    let mut sums = if trace {
+        Shape::learn(property, &case.indices(), limits, true).sums
+    } else {
+        Vec::new()
+    };
+    // A candidate whose deletion broke a checksum gets it repaired, so that
+    // a failure behind a checksum shrinks as far as one without. A repaired
+    // candidate stores new sums, which the next candidates carry.
+    let has_sums = !sums.is_empty();
+    let mut mutator = ChoiceMutator::new(0x5eed, true);
+    let mut repair = |candidate: &[u64]| {
+        let mut repaired = candidate.to_vec();
+        let new_sums = mutator.run_and_repair_sums(property, limits, &sums, &mut repaired);
+        if new_sums.is_empty() {
+            return None;
+        }
+        sums.extend(new_sums);
+        sums.drain(..sums.len().saturating_sub(MAX_SHRINK_SUMS));
+        Some(repaired)
+    };
+    let repair: Option<Repair<'_>> = has_sums.then_some(&mut repair);
+    let shrunk = shrink_repairing(property, limits, case, base.shrink, &mut keep, repair);
     let mut finding = finding_from_shrunk(
         FailureKind::Panic,
         &shrunk,

@@ -5,6 +5,8 @@
 use super::bytes::{Element, byte_runs, index_at, index_for_byte, splice_bytes};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
+use crate::property::PropertyFn;
+use crate::source::Limits;
 
 impl ChoiceMutator {
     /// Replaces a draw by the other operand of a comparison it took part in.
@@ -19,31 +21,30 @@ impl ChoiceMutator {
             let pick = self.rng.index(total);
             let applied = if pick < cmps.ints.len() {
                 let cmp = cmps.ints[pick];
-                let (from, mut to) = if self.rng.percent(50) {
+                let (from, to) = if self.rng.percent(50) {
                     (cmp.a, cmp.b)
                 } else {
                     (cmp.b, cmp.a)
                 };
                 // One past either side, as REDQUEEN does: an ordering
                 // (`count > len`) needs the value next to the other operand,
-                // not the operand itself.
-                if self.rng.percent(25) {
-                    to = if self.rng.percent(50) {
-                        to.wrapping_add(1)
-                    } else {
-                        to.wrapping_sub(1)
-                    };
-                }
+                // not the operand itself. Not for lengths, which are
+                // compared for equality before the bytes are.
+                let value = match self.rng.index(8) {
+                    0 => to.wrapping_add(1),
+                    1 => to.wrapping_sub(1),
+                    _ => to,
+                };
                 self.replace_int(
                     shape,
                     indices,
                     IntCmp {
                         a: from,
-                        b: to,
+                        b: value,
                         size: cmp.size,
                     },
                 ) || self.resize_run(shape, indices, from, to)
-                    || self.replace_encoded(shape, indices, from, to, cmp.size)
+                    || self.replace_encoded(shape, indices, from, value, cmp.size)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
@@ -231,13 +232,19 @@ impl ChoiceMutator {
     /// entry, traced. Where the mutant still stores such a value but the
     /// code now computed another (the mutation changed what the sum covers),
     /// the stored value becomes the computed one, at every width and byte
-    /// order input-to-state writes. True when any was repaired.
+    /// order input-to-state writes. Returns the sums the mutant now stores
+    /// in their place (empty when none was repaired).
     ///
     /// Without it, a mutation of a checksummed body is rejected at the
     /// checksum and reaches nothing new, so a campaign never gets past a
     /// body that must change in two places at once.
-    pub fn repair_sums(&mut self, sums: &[IntCmp], shape: &Shape, indices: &mut [u64]) -> bool {
-        let mut repaired = false;
+    pub fn repair_sums(
+        &mut self,
+        sums: &[IntCmp],
+        shape: &Shape,
+        indices: &mut [u64],
+    ) -> Vec<IntCmp> {
+        let mut repaired = Vec::new();
         for sum in sums {
             let stored = sum.a;
             let computed = shape.comparisons.ints.iter().find_map(|cmp| {
@@ -256,13 +263,38 @@ impl ChoiceMutator {
                 b: computed,
                 size: sum.size,
             };
-            repaired |= self.replace_int(shape, indices, cmp)
+            let written = self.replace_int(shape, indices, cmp)
                 || encodings(stored, computed, sum.size)
                     .into_iter()
                     .filter(|(.., text)| !text)
                     .any(|(from, to, _)| self.replace_bytes(shape, indices, &from, &to));
+            if written {
+                repaired.push(IntCmp {
+                    a: computed,
+                    b: computed,
+                    size: sum.size,
+                });
+            }
         }
         repaired
+    }
+
+    /// Runs `choices` traced and repairs the sums it stores
+    /// ([`ChoiceMutator::repair_sums`]), returning the sums it stores in
+    /// their place. An input that fails as it is stays as it is: that
+    /// failure is not to be lost to a repair.
+    pub fn run_and_repair_sums(
+        &mut self,
+        property: &PropertyFn<'_>,
+        limits: Limits,
+        sums: &[IntCmp],
+        choices: &mut [u64],
+    ) -> Vec<IntCmp> {
+        let shape = Shape::learn(property, choices, limits, true);
+        if shape.failed {
+            return Vec::new();
+        }
+        self.repair_sums(sums, &shape, choices)
     }
 }
 
