@@ -26,25 +26,16 @@ impl ChoiceMutator {
                 } else {
                     (cmp.b, cmp.a)
                 };
-                // One past either side, as REDQUEEN does: an ordering
-                // (`count > len`) needs the value next to the other operand,
-                // not the operand itself. Not for lengths, which are
-                // compared for equality before the bytes are.
-                let value = match self.rng.index(8) {
-                    0 => to.wrapping_add(1),
-                    1 => to.wrapping_sub(1),
-                    _ => to,
-                };
                 self.replace_int(
                     shape,
                     indices,
                     IntCmp {
                         a: from,
-                        b: value,
+                        b: to,
                         size: cmp.size,
                     },
                 ) || self.resize_run(shape, indices, from, to)
-                    || self.replace_encoded(shape, indices, from, value, cmp.size)
+                    || self.replace_encoded(shape, indices, from, to, cmp.size)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
