@@ -28,6 +28,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("ring32", ""),
     ("keyword", ""),
     ("adler_frame", ""),
+    ("crc_chunks", ""),
     ("kv_store", "kv_store_stale_shift_mask"),
     ("bound5", ""),
     ("reverse", ""),

@@ -8,6 +8,7 @@ pub mod adler_frame;
 pub mod bsearch;
 pub mod bst;
 pub mod checksum;
+pub mod crc_chunks;
 pub mod dut;
 pub mod float_window;
 pub mod format_string;
