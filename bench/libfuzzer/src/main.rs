@@ -93,6 +93,9 @@ fuzz_target!(|data: &[u8]| {
         "crc_chunks" => with(data, |s: Vec<u8>| {
             run(crc_chunks::check(&s), crc_chunks::size(&s))
         }),
+        "mod_gates" => with(data, |a: Vec<u32>| {
+            run(mod_gates::check(&a), mod_gates::size(&a))
+        }),
         "bound5" => with(data, |l: [Vec<i16>; 5]| {
             run(shrinking::check_bound5(&l), shrinking::size_bound5(&l))
         }),

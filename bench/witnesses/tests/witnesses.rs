@@ -337,6 +337,50 @@ fn crc_chunks_fails_on_a_zero_x_in_metres_behind_a_matching_crc_only() {
 }
 
 #[test]
+fn mod_gates_fails_when_all_four_gates_open_only() {
+    // The residues themselves, then values congruent to them.
+    let witness = [40503, 3571, 22222, 777777];
+    let failure = mod_gates::check(&witness).unwrap_err();
+    assert!(failure.contains("gates opened"), "{failure}");
+    assert!(
+        mod_gates::check(&[
+            40503 + 65521,
+            3571 + 3 * 7919,
+            22222 + 9 * 65521,
+            777777 + 4000 * 1000003
+        ])
+        .is_err()
+    );
+    assert!(mod_gates::check(&[40503, 3571, 22222, 777777, 0, 1]).is_err());
+    // The largest u32 that passes the first gate.
+    let top = u32::MAX - (u32::MAX - 40503) % 65521;
+    assert!(mod_gates::check(&[top, 3571, 22222, 777777]).is_err());
+    assert!(mod_gates::check(&[top.wrapping_add(1), 3571, 22222, 777777]).is_ok());
+    // One element off by one or congruent to another gate's residue, a
+    // gate's modulus added to the wrong element, too few elements, the
+    // elements out of order.
+    for i in 0..4 {
+        for delta in [1, u32::MAX] {
+            let mut near = witness;
+            near[i] = near[i].wrapping_add(delta);
+            assert!(mod_gates::check(&near).is_ok(), "{near:?}");
+        }
+    }
+    for ok in [
+        vec![],
+        witness[..3].to_vec(),
+        witness[1..].to_vec(),
+        vec![40503, 3571 + 65521, 22222, 777777],
+        vec![40503, 3571, 22222, 777777 + 65521],
+        vec![3571, 40503, 22222, 777777],
+        vec![40503, 3571, 777777, 22222],
+        vec![0, 0, 0, 0],
+    ] {
+        assert!(mod_gates::check(&ok).is_ok(), "{ok:?}");
+    }
+}
+
+#[test]
 fn shrinking_challenges_fail_on_their_known_minima() {
     let five = [vec![-32768i16], vec![-1], vec![], vec![], vec![]];
     assert!(shrinking::check_bound5(&five).is_err(), "{five:?}");

@@ -29,6 +29,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("keyword", ""),
     ("adler_frame", ""),
     ("crc_chunks", ""),
+    ("mod_gates", ""),
     ("kv_store", "kv_store_stale_shift_mask"),
     ("bound5", ""),
     ("reverse", ""),

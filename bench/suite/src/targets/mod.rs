@@ -16,6 +16,7 @@ pub mod keyword;
 pub mod kv_store;
 pub mod length_prefixed;
 pub mod long_run;
+pub mod mod_gates;
 pub mod num_parse;
 pub mod puzzle;
 pub mod rbt;
