@@ -90,6 +90,12 @@ fuzz_target!(|data: &[u8]| {
         "adler_frame" => with(data, |f: Vec<u8>| {
             run(adler_frame::check(&f), adler_frame::size(&f))
         }),
+        "crc_chunks" => with(data, |s: Vec<u8>| {
+            run(crc_chunks::check(&s), crc_chunks::size(&s))
+        }),
+        "mod_gates" => with(data, |a: Vec<u32>| {
+            run(mod_gates::check(&a), mod_gates::size(&a))
+        }),
         "bound5" => with(data, |l: [Vec<i16>; 5]| {
             run(shrinking::check_bound5(&l), shrinking::size_bound5(&l))
         }),

@@ -176,6 +176,12 @@ proptest! {
     #[test]
     fn adler_frame(frame in any::<Vec<u8>>()) { run(adler_frame::check(&frame), adler_frame::size(&frame))?; }
 
+    #[test]
+    fn crc_chunks(stream in any::<Vec<u8>>()) { run(crc_chunks::check(&stream), crc_chunks::size(&stream))?; }
+
+    #[test]
+    fn mod_gates(a in any::<Vec<u32>>()) { run(mod_gates::check(&a), mod_gates::size(&a))?; }
+
     // What `prop_state_machine!` expands `fn kv_store(sequential 1..=100 =>
     // KvTest)` to, with the probe around the run: 1 to 100 transitions (as
     // many as covcheck's default size allows; the runner needs at least

@@ -153,6 +153,16 @@ fn adler_frame() {
     qc((|f: Vec<u8>| run(adler_frame::check(&f), adler_frame::size(&f))) as fn(_) -> bool);
 }
 
+#[test]
+fn crc_chunks() {
+    qc((|s: Vec<u8>| run(crc_chunks::check(&s), crc_chunks::size(&s))) as fn(_) -> bool);
+}
+
+#[test]
+fn mod_gates() {
+    qc((|a: Vec<u32>| run(mod_gates::check(&a), mod_gates::size(&a))) as fn(_) -> bool);
+}
+
 type Five = (Vec<i16>, Vec<i16>, Vec<i16>, Vec<i16>, Vec<i16>);
 
 #[test]

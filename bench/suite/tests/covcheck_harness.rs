@@ -120,6 +120,16 @@ fn adler_frame(frame: Vec<u8>) {
     run(adler_frame::check(&frame), adler_frame::size(&frame));
 }
 
+#[covcheck]
+fn crc_chunks(stream: Vec<u8>) {
+    run(crc_chunks::check(&stream), crc_chunks::size(&stream));
+}
+
+#[covcheck]
+fn mod_gates(a: Vec<u32>) {
+    run(mod_gates::check(&a), mod_gates::size(&a));
+}
+
 /// `kv_store`'s model, as in `examples/kv_store`: a `BTreeMap`; puts,
 /// gets and deletes equally likely, of any `u16` key, with values 0-1000.
 struct KvModel;

@@ -252,6 +252,134 @@ fn adler_frame_fails_past_the_checksum_and_magic_only() {
     }
 }
 
+/// A PNG signature, then chunks framed as PNG frames them: length, type,
+/// data, and the CRC-32 of type and data.
+fn png(chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in chunks {
+        let typed = [&kind[..], data].concat();
+        out.extend((data.len() as u32).to_be_bytes());
+        out.extend(&typed);
+        out.extend(crc_chunks::crc32(&typed).to_be_bytes());
+    }
+    out
+}
+
+/// `pHYs`'s data: x and y pixels per unit, then the unit.
+fn phys(x: u32, y: u32, unit: u8) -> Vec<u8> {
+    [&x.to_be_bytes()[..], &y.to_be_bytes(), &[unit]].concat()
+}
+
+#[test]
+fn crc_chunks_fails_on_a_zero_x_in_metres_behind_a_matching_crc_only() {
+    // CRC-32/ISO-HDLC's check value, and the CRC every PNG ends with.
+    assert_eq!(crc_chunks::crc32(b"123456789"), 0xCBF4_3926);
+    assert_eq!(crc_chunks::crc32(b"IEND"), 0xAE42_6082);
+    let ihdr: &[u8] = &[0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0];
+    let zero_x = phys(0, 3780, 1);
+    let witness = png(&[(b"pHYs", &zero_x)]);
+    let failure = crc_chunks::check(&witness).unwrap_err();
+    assert!(failure.contains("divides by zero"), "{failure}");
+    assert!(
+        crc_chunks::check(&png(&[(b"IHDR", ihdr), (b"pHYs", &zero_x), (b"IEND", &[])])).is_err()
+    );
+    assert!(crc_chunks::check(&png(&[(b"pHYs", &phys(0, 0, 1))])).is_err());
+    assert_eq!(
+        crc_chunks::parse(&png(&[
+            (b"IHDR", ihdr),
+            (b"pHYs", &phys(3, 7, 1)),
+            (b"IEND", &[])
+        ])),
+        Ok(crc_chunks::Stream {
+            types: vec![*b"IHDR", *b"pHYs", *b"IEND"],
+            aspect: Some(2),
+        })
+    );
+
+    // The same chunk with its CRC, its length field, its signature or its
+    // last byte wrong; behind a chunk whose CRC is wrong; with another type,
+    // unit, x or data length.
+    let mut bad_crc = witness.clone();
+    *bad_crc.last_mut().unwrap() ^= 1;
+    let mut bad_data = witness.clone();
+    bad_data[8 + 8 + 8] ^= 0x80; // the unit's byte, under the old CRC
+    let mut short_length = witness.clone();
+    short_length[8 + 3] = 8;
+    let mut long_length = witness.clone();
+    long_length[8 + 3] = 10;
+    let mut bad_signature = witness.clone();
+    bad_signature[1] = b'p';
+    let mut behind_bad_crc = png(&[(b"IHDR", ihdr)]);
+    *behind_bad_crc.last_mut().unwrap() ^= 1;
+    behind_bad_crc.extend(&witness[8..]);
+    for ok in [
+        vec![],
+        witness[..8].to_vec(),
+        witness[..witness.len() - 1].to_vec(),
+        bad_crc,
+        bad_data,
+        short_length,
+        long_length,
+        bad_signature,
+        behind_bad_crc,
+        witness[8..].to_vec(),
+        png(&[(b"pHYS", &zero_x)]),
+        png(&[(b"pHYt", &zero_x)]),
+        png(&[(b"pHYs", &phys(0, 3780, 0))]),
+        png(&[(b"pHYs", &phys(0, 3780, 2))]),
+        png(&[(b"pHYs", &phys(1, 3780, 1))]),
+        png(&[(b"pHYs", &zero_x[..8])]),
+        png(&[(b"pHYs", &[&zero_x[..], &[0]].concat())]),
+        png(&[(b"IHDR", ihdr), (b"IEND", &[])]),
+    ] {
+        assert!(crc_chunks::check(&ok).is_ok(), "{ok:02x?}");
+    }
+}
+
+#[test]
+fn mod_gates_fails_when_all_four_gates_open_only() {
+    // The residues themselves, then values congruent to them.
+    let witness = [40503, 3571, 22222, 777777];
+    let failure = mod_gates::check(&witness).unwrap_err();
+    assert!(failure.contains("gates opened"), "{failure}");
+    assert!(
+        mod_gates::check(&[
+            40503 + 65521,
+            3571 + 3 * 7919,
+            22222 + 9 * 65521,
+            777777 + 4000 * 1000003
+        ])
+        .is_err()
+    );
+    assert!(mod_gates::check(&[40503, 3571, 22222, 777777, 0, 1]).is_err());
+    // The largest u32 that passes the first gate.
+    let top = u32::MAX - (u32::MAX - 40503) % 65521;
+    assert!(mod_gates::check(&[top, 3571, 22222, 777777]).is_err());
+    assert!(mod_gates::check(&[top.wrapping_add(1), 3571, 22222, 777777]).is_ok());
+    // One element off by one or congruent to another gate's residue, a
+    // gate's modulus added to the wrong element, too few elements, the
+    // elements out of order.
+    for i in 0..4 {
+        for delta in [1, u32::MAX] {
+            let mut near = witness;
+            near[i] = near[i].wrapping_add(delta);
+            assert!(mod_gates::check(&near).is_ok(), "{near:?}");
+        }
+    }
+    for ok in [
+        vec![],
+        witness[..3].to_vec(),
+        witness[1..].to_vec(),
+        vec![40503, 3571 + 65521, 22222, 777777],
+        vec![40503, 3571, 22222, 777777 + 65521],
+        vec![3571, 40503, 22222, 777777],
+        vec![40503, 3571, 777777, 22222],
+        vec![0, 0, 0, 0],
+    ] {
+        assert!(mod_gates::check(&ok).is_ok(), "{ok:?}");
+    }
+}
+
 #[test]
 fn shrinking_challenges_fail_on_their_known_minima() {
     let five = [vec![-32768i16], vec![-1], vec![], vec![], vec![]];

@@ -28,6 +28,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("ring32", ""),
     ("keyword", ""),
     ("adler_frame", ""),
+    ("crc_chunks", ""),
+    ("mod_gates", ""),
     ("kv_store", "kv_store_stale_shift_mask"),
     ("bound5", ""),
     ("reverse", ""),
