@@ -112,6 +112,7 @@ impl Case {
 static RUNS: AtomicU64 = AtomicU64::new(0);
 
 /// See [`RUNS`].
+#[cfg_attr(not(feature = "campaign"), allow(dead_code))]
 pub fn runs() -> u64 {
     RUNS.load(Ordering::Relaxed)
 }

@@ -16,6 +16,7 @@
 //! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
 //! | splice | replaces a span by a span of the same type from another corpus entry |
 //! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
+//! | checksum repair | not a mutation of its own: after the others, a mutant of an entry that stores a checksum is run traced and the stored sum set to the one computed ([`ChoiceMutator::repair_sums`]) |
 //! | tokens | inserts or writes a dictionary token into a string or byte vector: byte strings the code compared against, the property's own tokens (`dict`, `dict_file`), and the string and number literals of the crates under test |
 //! | text | writes or inserts ASCII digits, a number at a width boundary, or printable ASCII |
 //! | UTF-8 width | makes a `char` one of a different UTF-8 length (1 to 4 bytes) |
