@@ -7,8 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use super::tokens::{Dictionary, TokenCounts};
-use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache};
-use crate::engine::sancov::IntCmp;
+use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache, Sum};
 use crate::property::PropertyFn;
 use crate::source::Limits;
 use covcheck_protocol::worker::WorkerConfig;
@@ -126,7 +125,7 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
     /// Runs the mutant `choices` of `entry` traced and repairs the sums
     /// it stores ([`ChoiceMutator::run_and_repair_sums`]), while the entry
     /// is worth it ([`SumRepair`]).
-    fn repair_sums(&mut self, entry: usize, sums: &[IntCmp], choices: &mut [u64]) {
+    fn repair_sums(&mut self, entry: usize, sums: &[Sum], choices: &mut [u64]) {
         let state = *self
             .sum_repair
             .entry(entry)

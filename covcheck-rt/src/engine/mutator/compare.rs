@@ -5,8 +5,6 @@
 use super::bytes::{Element, byte_runs, index_at, index_for_byte, splice_bytes};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
-use crate::property::PropertyFn;
-use crate::source::Limits;
 
 impl ChoiceMutator {
     /// Replaces a draw by the other operand of a comparison it took part in.
@@ -36,6 +34,7 @@ impl ChoiceMutator {
                     },
                 ) || self.resize_run(shape, indices, from, to)
                     || self.replace_encoded(shape, indices, from, to, cmp.size)
+                    || self.replace_offset(shape, indices, from, to)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
@@ -106,14 +105,66 @@ impl ChoiceMutator {
             return false;
         }
         let site = &sites[self.rng.index(sites.len())];
-        let mut changed = false;
-        for (element, &byte) in site.iter().zip(to) {
-            if let Some(index) = index_for_byte(shape, element.value, byte) {
-                changed |= indices[element.value] != index;
-                indices[element.value] = index;
+        write_site(shape, indices, site, to)
+    }
+
+    /// Input-to-state through an offset: the compared value is a stored
+    /// one plus a small constant (a chunk's end, `length + 8`), which no
+    /// draw and no spelling of it in the bytes equals. A stored value
+    /// within [`MAX_OFFSET`] of `from`, as an integer draw or as 2, 4 or 8
+    /// bytes in either order, becomes `to` less the same offset. Only for
+    /// `from` of 256 and more, so that small numbers do not match
+    /// everywhere.
+    pub(super) fn replace_offset(
+        &mut self,
+        shape: &Shape,
+        indices: &mut [u64],
+        from: u64,
+        to: u64,
+    ) -> bool {
+        if from < 256 {
+            return false;
+        }
+        let solve = |x: u64| {
+            let offset = from.wrapping_sub(x);
+            (offset != 0 && offset.wrapping_add(MAX_OFFSET) <= 2 * MAX_OFFSET)
+                .then(|| to.wrapping_sub(offset))
+        };
+        let mut draws = Vec::new();
+        for (&position, draw) in &shape.ints {
+            let value = draw.value_bits(index_at(indices, position));
+            if let Some(index) = value.and_then(solve).and_then(|v| draw.index_of(v)) {
+                draws.push((position, index));
             }
         }
-        changed
+        let mut sites: Vec<(Vec<Element>, Vec<u8>)> = Vec::new();
+        for run in byte_runs(shape, indices) {
+            let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
+            for width in [2, 4, 8] {
+                for start in 0..bytes.len().saturating_sub(width - 1) {
+                    let window = &bytes[start..start + width];
+                    for big_endian in [false, true] {
+                        let Some(value) = solve(decode(window, big_endian)) else {
+                            continue;
+                        };
+                        if width < 8 && value >> (8 * width) != 0 {
+                            continue;
+                        }
+                        let site = run[start..start + width].to_vec();
+                        sites.push((site, encode(value, width, big_endian)));
+                    }
+                }
+            }
+        }
+        let pick = self.rng.index((draws.len() + sites.len()).max(1));
+        if let Some(&(position, index)) = draws.get(pick) {
+            indices[position] = index;
+            return true;
+        }
+        match sites.get(pick - draws.len()) {
+            Some((site, bytes)) => write_site(shape, indices, site, bytes),
+            None => false,
+        }
     }
 
     /// A string or byte vector whose length was compared with another number
@@ -216,118 +267,49 @@ impl ChoiceMutator {
     }
 }
 
-impl ChoiceMutator {
-    /// Checksum repair, after REDQUEEN's: `sums` are comparisons that held
-    /// in a corpus entry between a value stored in it and one its code
-    /// computed ([`stored_sums`]); `shape` is the shape of a mutant of that
-    /// entry, traced. Where the mutant still stores such a value but the
-    /// code now computed another (the mutation changed what the sum covers),
-    /// the stored value becomes the computed one, at every width and byte
-    /// order input-to-state writes. Returns the sums the mutant now stores
-    /// in their place (empty when none was repaired).
-    ///
-    /// Without it, a mutation of a checksummed body is rejected at the
-    /// checksum and reaches nothing new, so a campaign never gets past a
-    /// body that must change in two places at once.
-    pub fn repair_sums(
-        &mut self,
-        sums: &[IntCmp],
-        shape: &Shape,
-        indices: &mut [u64],
-    ) -> Vec<IntCmp> {
-        let mut repaired = Vec::new();
-        for sum in sums {
-            let stored = sum.a;
-            let computed = shape.comparisons.ints.iter().find_map(|cmp| {
-                let other = match (cmp.a == stored, cmp.b == stored) {
-                    (true, false) => cmp.b,
-                    (false, true) => cmp.a,
-                    _ => return None,
-                };
-                (cmp.size == sum.size).then_some(other)
-            });
-            let Some(computed) = computed else {
-                continue;
-            };
-            let cmp = IntCmp {
-                a: stored,
-                b: computed,
-                size: sum.size,
-            };
-            let written = self.replace_int(shape, indices, cmp)
-                || encodings(stored, computed, sum.size)
-                    .into_iter()
-                    .filter(|(.., text)| !text)
-                    .any(|(from, to, _)| self.replace_bytes(shape, indices, &from, &to));
-            if written {
-                repaired.push(IntCmp {
-                    a: computed,
-                    b: computed,
-                    size: sum.size,
-                });
-            }
-        }
-        repaired
-    }
+/// How far from a stored value a compared one may be for
+/// [`ChoiceMutator::replace_offset`].
+const MAX_OFFSET: u64 = 64;
 
-    /// Runs `choices` traced and repairs the sums it stores
-    /// ([`ChoiceMutator::repair_sums`]), returning the sums it stores in
-    /// their place. An input that fails as it is stays as it is: that
-    /// failure is not to be lost to a repair.
-    pub fn run_and_repair_sums(
-        &mut self,
-        property: &PropertyFn<'_>,
-        limits: Limits,
-        sums: &[IntCmp],
-        choices: &mut [u64],
-    ) -> Vec<IntCmp> {
-        let shape = Shape::learn(property, choices, limits, true);
-        if shape.failed {
-            return Vec::new();
+/// Writes `bytes` over the elements of `site`; true when any changed.
+pub(super) fn write_site(
+    shape: &Shape,
+    indices: &mut [u64],
+    site: &[Element],
+    bytes: &[u8],
+) -> bool {
+    let mut changed = false;
+    for (element, &byte) in site.iter().zip(bytes) {
+        if let Some(index) = index_for_byte(shape, element.value, byte) {
+            changed |= indices[element.value] != index;
+            indices[element.value] = index;
         }
-        self.repair_sums(sums, &shape, choices)
+    }
+    changed
+}
+
+/// The integer `bytes` spell (at most 8), in either order.
+fn decode(bytes: &[u8], big_endian: bool) -> u64 {
+    let fold = |v: u64, b: &u8| (v << 8) | u64::from(*b);
+    if big_endian {
+        bytes.iter().fold(0, fold)
+    } else {
+        bytes.iter().rev().fold(0, fold)
     }
 }
 
-/// The comparisons of equal values (`shape.comparisons.equal`) whose value
-/// is stored in the input: an integer draw of that value, or its bytes in
-/// either order in a string or byte vector. Each value once.
-pub(super) fn stored_sums(shape: &Shape, indices: &[u64]) -> Vec<IntCmp> {
-    let mut sums: Vec<IntCmp> = Vec::new();
-    for &cmp in &shape.comparisons.equal {
-        if sums.iter().any(|s| s.a == cmp.a) || !stored(shape, indices, cmp) {
-            continue;
-        }
-        sums.push(cmp);
+/// `value`'s low `width` bytes, in either order.
+fn encode(value: u64, width: usize, big_endian: bool) -> Vec<u8> {
+    if big_endian {
+        value.to_be_bytes()[8 - width..].to_vec()
+    } else {
+        value.to_le_bytes()[..width].to_vec()
     }
-    sums
-}
-
-/// Whether `cmp.a` is stored in the input, as `stored_sums` says.
-fn stored(shape: &Shape, indices: &[u64], cmp: IntCmp) -> bool {
-    let in_draw = shape
-        .ints
-        .iter()
-        .any(|(&position, draw)| draw.value_bits(index_at(indices, position)) == Some(cmp.a));
-    if in_draw {
-        return true;
-    }
-    let runs: Vec<Vec<u8>> = byte_runs(shape, indices)
-        .iter()
-        .map(|run| run.iter().map(|e| e.byte).collect())
-        .collect();
-    encodings(cmp.a, cmp.a, cmp.size)
-        .into_iter()
-        .filter(|(.., text)| !text)
-        .any(|(bytes, ..)| {
-            runs.iter()
-                .any(|run| run.windows(bytes.len()).any(|w| w == bytes))
-        })
 }
 
 /// The ways a compared integer of `size` bytes may be spelled in an input's
 /// bytes, as `(from, to, is_decimal_text)`.
-fn encodings(from: u64, to: u64, size: u8) -> Vec<(Vec<u8>, Vec<u8>, bool)> {
+pub(super) fn encodings(from: u64, to: u64, size: u8) -> Vec<(Vec<u8>, Vec<u8>, bool)> {
     let mut out = Vec::new();
     let size = usize::from(size.clamp(1, 8));
     for width in [size, 4, 2] {

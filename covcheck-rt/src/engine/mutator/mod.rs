@@ -28,10 +28,12 @@ mod bytes;
 mod compare;
 mod shape;
 mod spans;
+mod sums;
 #[cfg(test)]
 mod tests;
 
 pub use shape::{Shape, ShapeCache};
+pub use sums::Sum;
 
 use std::collections::HashMap;
 

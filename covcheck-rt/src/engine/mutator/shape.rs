@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use super::bytes::byte_runs;
-use super::compare::stored_sums;
 use super::spans::enum_values;
+use super::sums::{Sum, stored_sums};
 use crate::choice::{Choice, ChoiceKind, Span};
-use crate::engine::sancov::{Comparisons, IntCmp, Tracing};
+use crate::engine::sancov::{Comparisons, Tracing};
 use crate::property::{PropertyFn, Status, execute, generate_only};
 use crate::rng::Rng;
 use crate::source::{IntDraw, Limits, Source};
@@ -25,7 +25,7 @@ pub struct Shape {
     /// Comparisons that held between a value stored in the input and one
     /// the code computed, candidates for a checksum or a length: see
     /// [`super::ChoiceMutator::repair_sums`].
-    pub sums: Vec<IntCmp>,
+    pub sums: Vec<Sum>,
     /// Whether the traced run failed.
     pub failed: bool,
     /// What kinds of content the input has, for picking only the mutations

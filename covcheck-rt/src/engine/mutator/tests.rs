@@ -458,8 +458,11 @@ fn a_stored_checksum_is_a_sum_and_a_magic_number_elsewhere_is_not() {
         equal(0x0102_0304, 4),
     ];
     assert_eq!(
-        super::compare::stored_sums(&shape, &indices),
-        [equal(0x0102_0304, 4)]
+        super::sums::stored_sums(&shape, &indices),
+        [Sum {
+            compared: 0x0102_0304,
+            size: 4
+        }]
     );
 }
 
@@ -468,9 +471,8 @@ fn a_mutant_stores_the_checksum_its_code_computed_after_repair() {
     // The entry stored 0x01020304 and its code computed the same. The
     // mutant changed the payload: its code computed 0xCAFEBABE instead,
     // and made an unrelated comparison first.
-    let sums = [IntCmp {
-        a: 0x0102_0304,
-        b: 0x0102_0304,
+    let sums = [Sum {
+        compared: 0x0102_0304,
         size: 4,
     }];
     let mutant = byte_choices(&[7, 9, 1, 2, 3, 4]);
@@ -504,9 +506,8 @@ fn a_mutant_stores_the_checksum_its_code_computed_after_repair() {
 
 #[test]
 fn a_checksum_in_a_typed_field_is_repaired_too() {
-    let sums = [IntCmp {
-        a: 500,
-        b: 500,
+    let sums = [Sum {
+        compared: 500,
         size: 4,
     }];
     let mutant: Vec<u64> = {
@@ -548,5 +549,24 @@ fn integer_literals_of_the_crate_are_written_into_integer_draws_with_both_signs(
     assert!(
         signed.contains(&40503) && signed.contains(&-40503),
         "{signed:?}"
+    );
+}
+
+#[test]
+fn input_to_state_solves_a_stored_length_plus_a_constant() {
+    // A big-endian length 0x0100 after two bytes; the code compared its
+    // chunk's end, length + 8 (0x0108), with the bytes left (0x0123).
+    let indices = byte_choices(&[9, 9, 0, 0, 1, 0, 7]);
+    let shape = shape_of::<Vec<u8>>(&indices);
+    let values: Vec<Vec<u8>> = mutants(&indices, 40, |m, i| {
+        m.replace_offset(&shape, i, 0x0108, 0x0123)
+    });
+    assert!(
+        values.contains(&vec![9, 9, 0, 0, 0x01, 0x1B, 7]),
+        "{values:?}"
+    );
+    // Too small to tell a length from any other number.
+    assert!(
+        mutants::<Vec<u8>>(&indices, 10, |m, i| m.replace_offset(&shape, i, 20, 30)).is_empty()
     );
 }
