@@ -34,7 +34,6 @@ impl ChoiceMutator {
                     },
                 ) || self.resize_run(shape, indices, from, to)
                     || self.replace_encoded(shape, indices, from, to, cmp.size)
-                    || self.replace_offset(shape, indices, from, to)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
@@ -106,65 +105,6 @@ impl ChoiceMutator {
         }
         let site = &sites[self.rng.index(sites.len())];
         write_site(shape, indices, site, to)
-    }
-
-    /// Input-to-state through an offset: the compared value is a stored
-    /// one plus a small constant (a chunk's end, `length + 8`), which no
-    /// draw and no spelling of it in the bytes equals. A stored value
-    /// within [`MAX_OFFSET`] of `from`, as an integer draw or as 2, 4 or 8
-    /// bytes in either order, becomes `to` less the same offset. Only for
-    /// `from` of 256 and more, so that small numbers do not match
-    /// everywhere.
-    pub(super) fn replace_offset(
-        &mut self,
-        shape: &Shape,
-        indices: &mut [u64],
-        from: u64,
-        to: u64,
-    ) -> bool {
-        if from < 256 {
-            return false;
-        }
-        let solve = |x: u64| {
-            let offset = from.wrapping_sub(x);
-            (offset != 0 && offset.wrapping_add(MAX_OFFSET) <= 2 * MAX_OFFSET)
-                .then(|| to.wrapping_sub(offset))
-        };
-        let mut draws = Vec::new();
-        for (&position, draw) in &shape.ints {
-            let value = draw.value_bits(index_at(indices, position));
-            if let Some(index) = value.and_then(solve).and_then(|v| draw.index_of(v)) {
-                draws.push((position, index));
-            }
-        }
-        let mut sites: Vec<(Vec<Element>, Vec<u8>)> = Vec::new();
-        for run in byte_runs(shape, indices) {
-            let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
-            for width in [2, 4, 8] {
-                for start in 0..bytes.len().saturating_sub(width - 1) {
-                    let window = &bytes[start..start + width];
-                    for big_endian in [false, true] {
-                        let Some(value) = solve(decode(window, big_endian)) else {
-                            continue;
-                        };
-                        if width < 8 && value >> (8 * width) != 0 {
-                            continue;
-                        }
-                        let site = run[start..start + width].to_vec();
-                        sites.push((site, encode(value, width, big_endian)));
-                    }
-                }
-            }
-        }
-        let pick = self.rng.index((draws.len() + sites.len()).max(1));
-        if let Some(&(position, index)) = draws.get(pick) {
-            indices[position] = index;
-            return true;
-        }
-        match sites.get(pick - draws.len()) {
-            Some((site, bytes)) => write_site(shape, indices, site, bytes),
-            None => false,
-        }
     }
 
     /// A string or byte vector whose length was compared with another number
@@ -267,10 +207,6 @@ impl ChoiceMutator {
     }
 }
 
-/// How far from a stored value a compared one may be for
-/// [`ChoiceMutator::replace_offset`].
-const MAX_OFFSET: u64 = 64;
-
 /// Writes `bytes` over the elements of `site`; true when any changed.
 pub(super) fn write_site(
     shape: &Shape,
@@ -286,25 +222,6 @@ pub(super) fn write_site(
         }
     }
     changed
-}
-
-/// The integer `bytes` spell (at most 8), in either order.
-fn decode(bytes: &[u8], big_endian: bool) -> u64 {
-    let fold = |v: u64, b: &u8| (v << 8) | u64::from(*b);
-    if big_endian {
-        bytes.iter().fold(0, fold)
-    } else {
-        bytes.iter().rev().fold(0, fold)
-    }
-}
-
-/// `value`'s low `width` bytes, in either order.
-fn encode(value: u64, width: usize, big_endian: bool) -> Vec<u8> {
-    if big_endian {
-        value.to_be_bytes()[8 - width..].to_vec()
-    } else {
-        value.to_le_bytes()[..width].to_vec()
-    }
 }
 
 /// The ways a compared integer of `size` bytes may be spelled in an input's

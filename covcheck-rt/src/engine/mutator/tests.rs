@@ -551,22 +551,3 @@ fn integer_literals_of_the_crate_are_written_into_integer_draws_with_both_signs(
         "{signed:?}"
     );
 }
-
-#[test]
-fn input_to_state_solves_a_stored_length_plus_a_constant() {
-    // A big-endian length 0x0100 after two bytes; the code compared its
-    // chunk's end, length + 8 (0x0108), with the bytes left (0x0123).
-    let indices = byte_choices(&[9, 9, 0, 0, 1, 0, 7]);
-    let shape = shape_of::<Vec<u8>>(&indices);
-    let values: Vec<Vec<u8>> = mutants(&indices, 40, |m, i| {
-        m.replace_offset(&shape, i, 0x0108, 0x0123)
-    });
-    assert!(
-        values.contains(&vec![9, 9, 0, 0, 0x01, 0x1B, 7]),
-        "{values:?}"
-    );
-    // Too small to tell a length from any other number.
-    assert!(
-        mutants::<Vec<u8>>(&indices, 10, |m, i| m.replace_offset(&shape, i, 20, 30)).is_empty()
-    );
-}
