@@ -96,6 +96,9 @@ fuzz_target!(|data: &[u8]| {
         "mod_gates" => with(data, |a: Vec<u32>| {
             run(mod_gates::check(&a), mod_gates::size(&a))
         }),
+        "png_palette" => with(data, |i: Vec<u8>| {
+            run(png_palette::check(&i), png_palette::size(&i))
+        }),
         "bound5" => with(data, |l: [Vec<i16>; 5]| {
             run(shrinking::check_bound5(&l), shrinking::size_bound5(&l))
         }),

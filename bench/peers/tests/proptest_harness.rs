@@ -182,6 +182,9 @@ proptest! {
     #[test]
     fn mod_gates(a in any::<Vec<u32>>()) { run(mod_gates::check(&a), mod_gates::size(&a))?; }
 
+    #[test]
+    fn png_palette(image in any::<Vec<u8>>()) { run(png_palette::check(&image), png_palette::size(&image))?; }
+
     // What `prop_state_machine!` expands `fn kv_store(sequential 1..=100 =>
     // KvTest)` to, with the probe around the run: 1 to 100 transitions (as
     // many as covcheck's default size allows; the runner needs at least

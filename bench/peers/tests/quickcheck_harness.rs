@@ -163,6 +163,11 @@ fn mod_gates() {
     qc((|a: Vec<u32>| run(mod_gates::check(&a), mod_gates::size(&a))) as fn(_) -> bool);
 }
 
+#[test]
+fn png_palette() {
+    qc((|i: Vec<u8>| run(png_palette::check(&i), png_palette::size(&i))) as fn(_) -> bool);
+}
+
 type Five = (Vec<i16>, Vec<i16>, Vec<i16>, Vec<i16>, Vec<i16>);
 
 #[test]

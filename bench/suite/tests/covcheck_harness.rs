@@ -130,6 +130,11 @@ fn mod_gates(a: Vec<u32>) {
     run(mod_gates::check(&a), mod_gates::size(&a));
 }
 
+#[covcheck]
+fn png_palette(image: Vec<u8>) {
+    run(png_palette::check(&image), png_palette::size(&image));
+}
+
 /// `kv_store`'s model, as in `examples/kv_store`: a `BTreeMap`; puts,
 /// gets and deletes equally likely, of any `u16` key, with values 0-1000.
 struct KvModel;

@@ -380,6 +380,98 @@ fn mod_gates_fails_when_all_four_gates_open_only() {
     }
 }
 
+/// `IHDR`'s data: width, height, bit depth, colour type, then the
+/// compression, filter and interlace methods.
+fn ihdr(width: u32, height: u32, depth: u8, colour: u8, interlace: u8) -> Vec<u8> {
+    [
+        &width.to_be_bytes()[..],
+        &height.to_be_bytes(),
+        &[depth, colour, 0, 0, interlace],
+    ]
+    .concat()
+}
+
+/// A zlib stream (`78 01`) of one final stored block holding `raw`: its
+/// header byte, LEN and NLEN (little-endian), the bytes, then the Adler-32.
+fn zlib_stored(raw: &[u8]) -> Vec<u8> {
+    let len = raw.len() as u16;
+    [
+        &[0x78, 0x01, 0x01][..],
+        &len.to_le_bytes(),
+        &(!len).to_le_bytes(),
+        raw,
+        &adler_frame::adler32(raw).to_be_bytes(),
+    ]
+    .concat()
+}
+
+/// An image of three chunks: `IHDR` with `header`, `IDAT` with `data`,
+/// and `IEND`.
+fn image(header: &[u8], data: &[u8]) -> Vec<u8> {
+    png(&[(b"IHDR", header), (b"IDAT", data), (b"IEND", &[])])
+}
+
+/// image-png#79's first panic: a 1x1 indexed-colour image (bit depth 8)
+/// without `PLTE`, whose one row (filter type 0, index 0) is in a stored
+/// block. With a palette, or behind a wrong CRC, zlib length or Adler-32, it
+/// decodes or fails with an error.
+#[test]
+fn png_palette_fails_on_an_indexed_image_without_a_palette_only() {
+    let row = zlib_stored(&[0, 0]);
+    let indexed = ihdr(1, 1, 8, 3, 0);
+    let witness = image(&indexed, &row);
+    assert_eq!(witness.len(), 70);
+    let ihdr_crc = crc_chunks::crc32(&witness[12..29]).to_be_bytes();
+    assert_eq!(witness[29..33], ihdr_crc);
+    let failure = png_palette::check(&witness).unwrap_err();
+    let unwrap = "`Option::unwrap()` on a `None`";
+    assert!(failure.contains(unwrap), "{failure}");
+    // The row is decoded before the IDAT's CRC is read (at 54..58), so a
+    // wrong one, or none, still fails, as long as a byte follows the data.
+    let mut bad_idat_crc = witness.clone();
+    bad_idat_crc[57] ^= 1;
+    assert!(png_palette::check(&bad_idat_crc).is_err());
+    assert!(png_palette::check(&witness[..55]).is_err());
+    assert!(png_palette::check(&witness[..54]).is_ok());
+
+    // Another of #79's panics counts as the bug too: the Avg filter (3) on
+    // a row of width 0, of any colour type. It also shows the size guard:
+    // 65536 rows are decoded, 65537 are not.
+    let avg = |height| image(&ihdr(0, height, 8, 0, 0), &zlib_stored(&[3]));
+    let failure = png_palette::check(&avg(1 << 16)).unwrap_err();
+    assert!(failure.contains("index out of bounds"), "{failure}");
+    assert!(png_palette::check(&avg((1 << 16) + 1)).is_ok());
+
+    let palette: &[u8] = &[0x12, 0x34, 0x56];
+    let with_palette = png(&[
+        (b"IHDR", &indexed),
+        (b"PLTE", palette),
+        (b"IDAT", &row),
+        (b"IEND", &[]),
+    ]);
+    let mut bad_ihdr_crc = witness.clone();
+    bad_ihdr_crc[31] ^= 0x40;
+    let mut bad_nlen = row.clone();
+    bad_nlen[6] ^= 1;
+    let mut bad_adler = row.clone();
+    *bad_adler.last_mut().unwrap() ^= 1;
+    for ok in [
+        vec![],
+        witness[..33].to_vec(),
+        with_palette,
+        bad_ihdr_crc,
+        image(&indexed, &bad_nlen),
+        image(&indexed, &bad_adler),
+        image(&ihdr(1, 1, 8, 2, 0), &zlib_stored(&[0; 4])),
+        image(&ihdr(2, 1, 8, 3, 0), &row),
+        // Interlaced images are left out of the target.
+        image(&ihdr(1, 1, 8, 3, 1), &row),
+        png(&[(b"IDAT", &row), (b"IHDR", &indexed), (b"IEND", &[])]),
+    ] {
+        assert!(png_palette::check(&ok).is_ok(), "{ok:02x?}");
+    }
+}
+
 #[test]
 fn shrinking_challenges_fail_on_their_known_minima() {
     let five = [vec![-32768i16], vec![-1], vec![], vec![], vec![]];

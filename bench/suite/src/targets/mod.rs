@@ -1,7 +1,7 @@
 //! The benchmark targets. Each has a `check` that returns `Err` only on its
 //! bug, and a `size` used to score shrinking. Some are old releases of real
 //! crates with a published panic (`num_parse`, `length_prefixed`,
-//! `format_string`), whose `check` turns the panic into its `Err` with
+//! `format_string`, `png_palette`), whose `check` turns the panic into its `Err` with
 //! [`crate::unwind::caught`].
 
 pub mod adler_frame;
@@ -18,6 +18,7 @@ pub mod length_prefixed;
 pub mod long_run;
 pub mod mod_gates;
 pub mod num_parse;
+pub mod png_palette;
 pub mod puzzle;
 pub mod rbt;
 pub mod ring;
