@@ -139,7 +139,8 @@ impl Novelty {
 
 /// Calls `visit` with each word of `counters` that holds a nonzero counter,
 /// reading them 64 bytes at a time so that the untouched bulk of a map
-/// costs one test per 64 counters.
+/// costs one test per 64 counters. (Fixed-size blocks, so that the test is
+/// a few vector ORs rather than a loop.)
 fn for_each_nonzero_word(counters: &mut [u8], mut visit: impl FnMut(Word, &mut [u8])) {
     // SAFETY: every bit pattern is a valid u8 and u64.
     let (head, words, tail) = unsafe { counters.align_to_mut::<u64>() };
@@ -153,18 +154,33 @@ fn for_each_nonzero_word(counters: &mut [u8], mut visit: impl FnMut(Word, &mut [
             head,
         );
     }
-    for (b, block) in words.chunks_mut(8).enumerate() {
-        if block.iter().fold(0, |any, w| any | w) == 0 {
+    let mut visit_word = |w: usize, word: &mut u64| {
+        let mut bytes = word.to_ne_bytes();
+        visit(
+            Word {
+                at: head_len + 8 * w,
+                len: 8,
+            },
+            &mut bytes,
+        );
+        *word = u64::from_ne_bytes(bytes);
+    };
+    let (blocks, rest) = words.as_chunks_mut::<8>();
+    for (b, block) in blocks.iter_mut().enumerate() {
+        let [w0, w1, w2, w3, w4, w5, w6, w7] = *block;
+        if (w0 | w1) | (w2 | w3) | ((w4 | w5) | (w6 | w7)) == 0 {
             continue;
         }
         for (k, word) in block.iter_mut().enumerate() {
-            if *word == 0 {
-                continue;
+            if *word != 0 {
+                visit_word(8 * b + k, word);
             }
-            let at = head_len + 8 * (8 * b + k);
-            let mut bytes = word.to_ne_bytes();
-            visit(Word { at, len: 8 }, &mut bytes);
-            *word = u64::from_ne_bytes(bytes);
+        }
+    }
+    let rest_at = 8 * blocks.len();
+    for (k, word) in rest.iter_mut().enumerate() {
+        if *word != 0 {
+            visit_word(rest_at + k, word);
         }
     }
     if tail.iter().any(|&c| c != 0) {
