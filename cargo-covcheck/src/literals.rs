@@ -133,12 +133,33 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn literals_of_source(text: &str) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     if let Ok(stream) = proc_macro2::TokenStream::from_str(text) {
-        collect(stream, &mut out);
+        collect(stream, &mut out, false);
     }
     out
 }
 
-fn collect(stream: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>) {
+/// Elements past which a bracketed list is a lookup table.
+const MAX_LIST_ELEMENTS: usize = 32;
+
+/// Whether `group` is a bracketed list of more than [`MAX_LIST_ELEMENTS`]
+/// elements: a lookup table (a CRC-32's 256 entries, a range table), whose
+/// numbers are data, not values any input is compared with. One crate's
+/// CRC table would otherwise outnumber the constants its code compares
+/// against, which the mutator picks among evenly.
+fn is_table(group: &Group) -> bool {
+    group.delimiter() == Delimiter::Bracket
+        && group
+            .stream()
+            .into_iter()
+            .filter(|tree| matches!(tree, TokenTree::Punct(p) if p.as_char() == ','))
+            .nth(MAX_LIST_ELEMENTS - 1)
+            .is_some()
+}
+
+/// Collects the literals of `stream`; in a lookup table (`in_table`, see
+/// [`is_table`]) integers are left out, strings kept (a table of keywords
+/// is still keywords).
+fn collect(stream: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>, in_table: bool) {
     // Whether the last tokens were `#` or `#!`: a bracketed group is then
     // an attribute.
     let mut after_hash = false;
@@ -148,12 +169,14 @@ fn collect(stream: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>) {
                 match attribute(group) {
                     Attribute::Doc => {}
                     Attribute::Covcheck(args) => collect_attribute_args(args, out),
-                    Attribute::Other => collect(group.stream(), out),
+                    Attribute::Other => collect(group.stream(), out, in_table),
                 }
             }
-            TokenTree::Group(group) => collect(group.stream(), out),
+            TokenTree::Group(group) => collect(group.stream(), out, in_table || is_table(group)),
             TokenTree::Literal(literal) => {
-                if let Some(token) = token_of(syn::Lit::new(literal.clone())) {
+                let literal = syn::Lit::new(literal.clone());
+                let table_entry = in_table && matches!(literal, syn::Lit::Int(_));
+                if let Some(token) = token_of(literal).filter(|_| !table_entry) {
                     out.push(token);
                 }
             }
@@ -211,7 +234,7 @@ fn collect_attribute_args(args: proc_macro2::TokenStream, out: &mut Vec<Vec<u8>>
             trees.next();
             continue;
         }
-        collect(std::iter::once(tree).collect(), out);
+        collect(std::iter::once(tree).collect(), out, false);
     }
 }
 
@@ -293,6 +316,29 @@ mod tests {
             fn fnv1a() -> &'static str { "FNV" }
         "#;
         assert_eq!(strings(source), ["old api", "FNV"]);
+    }
+
+    #[test]
+    fn the_numbers_of_a_lookup_table_are_left_out_its_strings_kept() {
+        let table: Vec<String> = (1000..1040).map(|n| n.to_string()).collect();
+        let words: Vec<String> = (0..40).map(|n| format!("\"kw{n}\"")).collect();
+        let source = format!(
+            "const CRC: [u32; 40] = [{}];\n\
+             const WORDS: [&str; 40] = [{}];\n\
+             const SMALL: [u32; 3] = [65521, 40503, 7919];\n\
+             fn f(x: u32) -> bool {{ x == 12345 }}",
+            table.join(", "),
+            words.join(", ")
+        );
+        let tokens: Vec<String> = literals_of_source(&source)
+            .into_iter()
+            .map(|t| String::from_utf8(t).unwrap())
+            .collect();
+        assert!(!tokens.iter().any(|t| t.starts_with("10")), "{tokens:?}");
+        assert!(tokens.contains(&"kw39".to_string()), "{tokens:?}");
+        for kept in ["65521", "40503", "7919", "12345"] {
+            assert!(tokens.contains(&kept.to_string()), "{kept}: {tokens:?}");
+        }
     }
 
     #[test]
