@@ -104,7 +104,11 @@ unsafe extern "C" fn mutate(
     mutant.clear();
     // SAFETY: the engine lends `input` for the call.
     mutant.extend_from_slice(unsafe { input.as_slice() });
-    if !side.mutator.borrow_mut().mutate(entry, &mut mutant) {
+    if !side
+        .mutator
+        .borrow_mut()
+        .mutate(entry, &mut mutant, &side.inflight)
+    {
         return false;
     }
     // SAFETY: `out` is the engine's, valid for the call; the mutant stays

@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use super::tokens::{Dictionary, TokenCounts};
+use crate::engine::inflight::Inflight;
 use crate::engine::mutator::{ChoiceMutator, Shape, ShapeCache, Sum};
 use crate::property::PropertyFn;
 use crate::source::Limits;
@@ -92,7 +93,14 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
 
     /// Mutates `choices`, a copy of corpus entry `entry` (`usize::MAX` when
     /// there is none). False when the mutant is not worth running.
-    pub(super) fn mutate(&mut self, entry: usize, choices: &mut Vec<u64>) -> bool {
+    /// `inflight` is the slot that names the input a crash killed the
+    /// worker on: a checksum repair runs the mutant before the harness does.
+    pub(super) fn mutate(
+        &mut self,
+        entry: usize,
+        choices: &mut Vec<u64>,
+        inflight: &RefCell<Inflight>,
+    ) -> bool {
         let (property, limits, trace) = (self.property, self.limits, self.trace);
         let (learned, new) = self.cache.get_or_learn(entry, || {
             (
@@ -117,7 +125,7 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
             return false;
         }
         if !learned.0.sums.is_empty() {
-            self.repair_sums(entry, &learned.0.sums, choices);
+            self.repair_sums(entry, &learned.0.sums, choices, inflight);
         }
         true
     }
@@ -125,7 +133,13 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
     /// Runs the mutant `choices` of `entry` traced and repairs the sums
     /// it stores ([`ChoiceMutator::run_and_repair_sums`]), while the entry
     /// is worth it ([`SumRepair`]).
-    fn repair_sums(&mut self, entry: usize, sums: &[Sum], choices: &mut [u64]) {
+    fn repair_sums(
+        &mut self,
+        entry: usize,
+        sums: &[Sum],
+        choices: &mut [u64],
+        inflight: &RefCell<Inflight>,
+    ) {
         let state = *self
             .sum_repair
             .entry(entry)
@@ -133,10 +147,13 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
         if matches!(state, SumRepair::Off) {
             return;
         }
+        // The mutant runs here first: if it crashes the worker, the slot
+        // must name it, not the input the harness ran last.
+        self.execs.set(self.execs.get() + 1);
+        inflight.borrow_mut().store(self.execs.get(), choices);
         let repaired = self
             .inner
             .run_and_repair_sums(self.property, self.limits, sums, choices);
-        self.execs.set(self.execs.get() + 1);
         self.sum_repair
             .insert(entry, state.after(!repaired.is_empty()));
     }
