@@ -137,7 +137,7 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
         &mut self,
         entry: usize,
         sums: &[Sum],
-        choices: &mut [u64],
+        choices: &mut Vec<u64>,
         inflight: &RefCell<Inflight>,
     ) {
         let state = *self

@@ -52,7 +52,9 @@ impl ChoiceMutator {
     /// solved: the high bytes are kept and the low ones replaced.
     pub(super) fn replace_int(&mut self, shape: &Shape, indices: &mut [u64], cmp: IntCmp) -> bool {
         let mut matches: Vec<(usize, u64)> = Vec::new();
-        for (&position, draw) in &shape.ints {
+        // Draws past the end of `indices` (a replay reads zeros there) cannot
+        // be written.
+        for (&position, draw) in shape.ints.range(..indices.len()) {
             let Some(value) = draw.value_bits(index_at(indices, position)) else {
                 continue;
             };
@@ -216,6 +218,9 @@ pub(super) fn write_site(
 ) -> bool {
     let mut changed = false;
     for (element, &byte) in site.iter().zip(bytes) {
+        if element.value >= indices.len() {
+            continue;
+        }
         if let Some(index) = index_for_byte(shape, element.value, byte) {
             changed |= indices[element.value] != index;
             indices[element.value] = index;

@@ -61,18 +61,29 @@ impl ChoiceMutator {
     /// ([`ChoiceMutator::repair_sums`]), returning the sums it stores in
     /// their place. An input that fails as it is stays as it is: that
     /// failure is not to be lost to a repair.
+    ///
+    /// A replay reads zeros past the end of `choices`, so the run may draw
+    /// more choices than it holds (a shrinking candidate cut short, a
+    /// mutant that lost its tail): those are written as zeros first, for
+    /// the repair to reach them, and trailing zeros are dropped again.
     pub fn run_and_repair_sums(
         &mut self,
         property: &PropertyFn<'_>,
         limits: Limits,
         sums: &[Sum],
-        choices: &mut [u64],
+        choices: &mut Vec<u64>,
     ) -> Vec<Sum> {
         let shape = Shape::learn(property, choices, limits, true);
         if shape.failed {
             return Vec::new();
         }
-        self.repair_sums(sums, &shape, choices)
+        let len = choices.len();
+        choices.resize(len.max(shape.choices.len()), 0);
+        let repaired = self.repair_sums(sums, &shape, choices);
+        while choices.len() > len && choices.last() == Some(&0) {
+            choices.pop();
+        }
+        repaired
     }
 }
 
