@@ -105,8 +105,22 @@ fn computed_now(sum: &Sum, shape: &Shape) -> Option<u64> {
 /// either order in a string or byte vector. Each value once.
 pub(super) fn stored_sums(shape: &Shape, indices: &[u64]) -> Vec<Sum> {
     let mut sums: Vec<Sum> = Vec::new();
+    if shape.comparisons.equal.is_empty() {
+        return sums;
+    }
+    // The input's integer values and byte runs, read once for all the
+    // comparisons.
+    let draws: Vec<u64> = shape
+        .ints
+        .iter()
+        .filter_map(|(&position, draw)| draw.value_bits(index_at(indices, position)))
+        .collect();
+    let runs: Vec<Vec<u8>> = byte_runs(shape, indices)
+        .iter()
+        .map(|run| run.iter().map(|e| e.byte).collect())
+        .collect();
     for cmp in &shape.comparisons.equal {
-        if !sums.iter().any(|s| s.compared == cmp.a) && stored(shape, indices, cmp.a, cmp.size) {
+        if !sums.iter().any(|s| s.compared == cmp.a) && stored(&draws, &runs, cmp.a, cmp.size) {
             sums.push(Sum {
                 compared: cmp.a,
                 size: cmp.size,
@@ -116,25 +130,16 @@ pub(super) fn stored_sums(shape: &Shape, indices: &[u64]) -> Vec<Sum> {
     sums
 }
 
-/// Whether `value` (of `size` bytes) is stored in the input, as
-/// [`stored_sums`] says.
-fn stored(shape: &Shape, indices: &[u64], value: u64, size: u8) -> bool {
-    let in_draw = shape
-        .ints
-        .iter()
-        .any(|(&position, draw)| draw.value_bits(index_at(indices, position)) == Some(value));
-    if in_draw {
-        return true;
-    }
-    let runs: Vec<Vec<u8>> = byte_runs(shape, indices)
-        .iter()
-        .map(|run| run.iter().map(|e| e.byte).collect())
-        .collect();
-    encodings(value, value, size)
-        .into_iter()
-        .filter(|(.., text)| !text)
-        .any(|(bytes, ..)| {
-            runs.iter()
-                .any(|run| run.windows(bytes.len()).any(|w| w == bytes))
-        })
+/// Whether `value` (of `size` bytes) is one of the input's integer values
+/// (`draws`) or is spelled in one of its byte runs (`runs`), in either
+/// byte order.
+fn stored(draws: &[u64], runs: &[Vec<u8>], value: u64, size: u8) -> bool {
+    draws.contains(&value)
+        || encodings(value, value, size)
+            .into_iter()
+            .filter(|(.., text)| !text)
+            .any(|(bytes, ..)| {
+                runs.iter()
+                    .any(|run| run.windows(bytes.len()).any(|w| w == bytes))
+            })
 }
