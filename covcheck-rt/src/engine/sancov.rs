@@ -158,12 +158,19 @@ pub struct Comparisons {
     pub equal: Vec<IntCmp>,
     /// Byte strings compared with `memcmp`/`bcmp` (equal lengths).
     pub bytes: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Comparisons with a compile-time constant of at least 256, at least
+    /// 16 bits wide, equal or not, in the order they ran, the constant as
+    /// `a` (SanitizerCoverage passes it first). A checksum compared in XOR
+    /// form shows up here: LLVM folds `stored == !crc` into
+    /// `stored ^ crc == 0xFFFFFFFF` (see [`crate::engine::mutator::XorSum`]).
+    pub constants: Vec<IntCmp>,
 }
 
 const MAX_INTS: usize = 4096;
 const MAX_EQUAL: usize = 256;
 const MAX_BYTES: usize = 512;
 const MAX_BYTES_LEN: usize = 64;
+const MAX_CONSTANTS: usize = 1024;
 
 static TRACING: AtomicBool = AtomicBool::new(false);
 
@@ -177,6 +184,7 @@ static LOG: Mutex<Comparisons> = Mutex::new(Comparisons {
     ints: Vec::new(),
     equal: Vec::new(),
     bytes: Vec::new(),
+    constants: Vec::new(),
 });
 
 thread_local! {
@@ -194,6 +202,7 @@ impl Tracing {
             log.ints.clear();
             log.equal.clear();
             log.bytes.clear();
+            log.constants.clear();
         }
         TRACING.store(true, Ordering::SeqCst);
         Tracing(())
@@ -231,15 +240,22 @@ fn with_log(record: impl FnOnce(&mut Comparisons)) {
 #[inline(always)]
 fn trace_int(a: u64, b: u64, size: u8, constant: bool) {
     let equal_sum = a == b && !constant && size >= 2 && a >= 256;
-    if (a != b || equal_sum) && recording() {
+    let wide_constant = constant && size >= 2 && a >= 256;
+    if (a != b || equal_sum || wide_constant) && recording() {
         with_log(|log| {
-            let (list, max) = if a == b {
+            let cmp = IntCmp { a, b, size };
+            if wide_constant && log.constants.len() < MAX_CONSTANTS {
+                log.constants.push(cmp);
+            }
+            let (list, max) = if a != b {
+                (&mut log.ints, MAX_INTS)
+            } else if equal_sum {
                 (&mut log.equal, MAX_EQUAL)
             } else {
-                (&mut log.ints, MAX_INTS)
+                return;
             };
             if list.len() < max {
-                list.push(IntCmp { a, b, size });
+                list.push(cmp);
             }
         });
     }

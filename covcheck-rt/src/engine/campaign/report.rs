@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::execution::Caught;
 use crate::choice::trim_trailing_zeros;
 use crate::config::Config;
-use crate::engine::mutator::{ChoiceMutator, Shape};
+use crate::engine::mutator::{ChoiceMutator, RepairRuns, Shape};
 use crate::engine::{finding_from_shrunk, rendered_pairs};
 use crate::property::{Case, Origin, PropertyFn, execute};
 use crate::shrink::{Repair, shrink_repairing};
@@ -101,7 +101,15 @@ pub(super) fn report(
     let mut mutator = ChoiceMutator::new(0x5eed, true);
     let mut repair = |candidate: &[u64]| {
         let mut repaired = candidate.to_vec();
-        let new_sums = mutator.run_and_repair_sums(property, limits, &sums, &mut repaired);
+        let mut runs = RepairRuns {
+            property,
+            limits,
+            before_run: &mut |_| {},
+            locate: false,
+        };
+        let new_sums = mutator
+            .run_and_repair_sums(&mut runs, &sums, &[], &mut repaired)
+            .sums;
         if new_sums.is_empty() {
             return None;
         }

@@ -3,8 +3,16 @@
 //! in a string or byte vector, collection lengths).
 
 use super::bytes::{Element, byte_runs, index_at, index_for_byte, splice_bytes};
+use super::windows::{find_windows, mask};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
+
+/// How far a stored value may be from a compared one for
+/// [`ChoiceMutator::replace_offset`] to take the difference for a constant.
+const MAX_OFFSET: u64 = 64;
+
+/// The smallest compared value [`ChoiceMutator::replace_offset`] solves for.
+const MIN_OFFSET_SOLVED: u64 = 1 << 16;
 
 impl ChoiceMutator {
     /// Replaces a draw by the other operand of a comparison it took part in.
@@ -34,6 +42,7 @@ impl ChoiceMutator {
                     },
                 ) || self.resize_run(shape, indices, from, to)
                     || self.replace_encoded(shape, indices, from, to, cmp.size)
+                    || self.replace_offset(shape, indices, from, to)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
@@ -107,6 +116,40 @@ impl ChoiceMutator {
         }
         let site = &sites[self.rng.index(sites.len())];
         write_site(shape, indices, site, to)
+    }
+
+    /// Input-to-state through an offset: the compared value is a stored
+    /// one plus a small constant (a chunk's end, `length + 8`, compared
+    /// with the bytes left), which no draw and no spelling of it equals. A
+    /// stored value within [`MAX_OFFSET`] of `from` (an integer draw, or 2,
+    /// 4 or 8 bytes in either order) becomes `to` less the same offset.
+    ///
+    /// Only for `from` of at least 2^16, the size of a length field read
+    /// from bytes that were never meant as one: with a bound of 256,
+    /// measured, small numbers found a stored one nearby everywhere, each
+    /// spurious solve took input-to-state's turn from the comparison that
+    /// mattered, and `cargo xtask campaigns` medians rose by up to 95%.
+    fn replace_offset(&mut self, shape: &Shape, indices: &mut [u64], from: u64, to: u64) -> bool {
+        if from < MIN_OFFSET_SOLVED {
+            return false;
+        }
+        let offset_from = |x: u64| {
+            let offset = from.wrapping_sub(x);
+            (offset != 0 && offset.wrapping_add(MAX_OFFSET) <= 2 * MAX_OFFSET).then_some(offset)
+        };
+        let mut sites = Vec::new();
+        for size in [2u8, 4, 8] {
+            let found = find_windows(shape, indices, size, |x| {
+                offset_from(x).is_some_and(|offset| to.wrapping_sub(offset) & !mask(size) == 0)
+            });
+            sites.extend(found);
+        }
+        if sites.is_empty() {
+            return false;
+        }
+        let (window, x) = sites.swap_remove(self.rng.index(sites.len()));
+        let offset = from.wrapping_sub(x);
+        window.write(shape, indices, to.wrapping_sub(offset))
     }
 
     /// A string or byte vector whose length was compared with another number

@@ -15,8 +15,9 @@
 //! | repeat a span | 3 to 512 copies of a span at once: long operation sequences, long runs of one element |
 //! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
 //! | splice | replaces a span by a span of the same type from another corpus entry |
-//! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths) |
-//! | checksum repair | not a mutation of its own: after the others, a mutant of an entry that stores a checksum is run traced and the stored sum set to the one computed ([`ChoiceMutator::repair_sums`]) |
+//! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, collection lengths), or solves for a stored value the compared one is a small offset from |
+//! | checksum repair | not a mutation of its own: after the others, a mutant of an entry that stores a checksum is run traced and the stored sum set to the one computed ([`ChoiceMutator::repair_sums`], and [`ChoiceMutator::repair_xor_sums`] for one compared in XOR form) |
+//! | XOR solve | makes a comparison with a constant hold that a checksum compared in XOR form failed (`stored ^ crc == 0xFFFFFFFF`), by fixing a window of the input picked at random ([`ChoiceMutator::xor_solve`]); a new corpus entry's first missed comparison with a constant is also swept, every window tried ([`ChoiceMutator::sweep_miss`]) |
 //! | tokens | inserts or writes a dictionary token into a string or byte vector: byte strings the code compared against, the property's own tokens (`dict`, `dict_file`), and the string and number literals of the crates under test |
 //! | text | writes or inserts ASCII digits, a number at a width boundary, or printable ASCII |
 //! | UTF-8 width | makes a `char` one of a different UTF-8 length (1 to 4 bytes) |
@@ -31,9 +32,12 @@ mod spans;
 mod sums;
 #[cfg(test)]
 mod tests;
+mod windows;
+mod xor_sums;
 
 pub use shape::{Shape, ShapeCache};
-pub use sums::Sum;
+pub use sums::{RepairRuns, Sum};
+pub use xor_sums::{Miss, XorSum};
 
 use std::collections::HashMap;
 
@@ -71,6 +75,10 @@ pub struct ChoiceMutator {
     /// [`ChoiceMutator::mutate`] wrote, so that the campaign can count which
     /// tokens lead to new coverage.
     pub written: Vec<usize>,
+    /// The XOR-form checksums the last [`ChoiceMutator::mutate`] solved
+    /// ([`ChoiceMutator::xor_solve`]), for the campaign to hand to the entry
+    /// the mutant becomes.
+    pub xor_solved: Vec<XorSum>,
     /// How often each enum variant, by (span label, variant index), occurs
     /// in the corpus entries that found new coverage.
     variant_uses: HashMap<(u64, u64), u32>,
@@ -94,6 +102,7 @@ enum Op {
     RearrangeSpans,
     Splice,
     InputToState,
+    XorSolve,
     WriteToken,
     OverwriteRun,
     Text,
@@ -103,7 +112,7 @@ enum Op {
     Swarm,
 }
 
-const OPS: [Op; 17] = [
+const OPS: [Op; 18] = [
     Op::Fresh,
     Op::Interesting,
     Op::BitFlip,
@@ -115,6 +124,7 @@ const OPS: [Op; 17] = [
     Op::RearrangeSpans,
     Op::Splice,
     Op::InputToState,
+    Op::XorSolve,
     Op::WriteToken,
     Op::Text,
     Op::Utf8Width,
@@ -133,6 +143,7 @@ impl ChoiceMutator {
             own_tokens: 0,
             grow: false,
             written: Vec::new(),
+            xor_solved: Vec::new(),
             variant_uses: HashMap::new(),
             numbers: std::cell::OnceCell::new(),
         }
@@ -163,6 +174,7 @@ impl ChoiceMutator {
         donor: Option<(&Shape, &[u64])>,
     ) -> bool {
         self.written.clear();
+        self.xor_solved.clear();
         indices.resize(shape.choices.len().max(indices.len()), 0);
         let original = indices.clone();
         let stack = 1 + self.rng.at_most(3) as usize;
@@ -200,6 +212,7 @@ impl ChoiceMutator {
                         donor.is_some_and(|d| self.splice(shape, indices, d))
                     }
                     Op::InputToState if spans_valid => self.input_to_state(shape, indices),
+                    Op::XorSolve if spans_valid => self.xor_solve(shape, indices),
                     Op::WriteToken if spans_valid => self.write_token(shape, indices),
                     Op::Text if spans_valid => self.write_text(shape, indices),
                     Op::Utf8Width => self.utf8_width(shape, indices),
@@ -251,6 +264,7 @@ impl ChoiceMutator {
                 self.cmp_mutations
                     && !(shape.comparisons.ints.is_empty() && shape.comparisons.bytes.is_empty())
             }
+            Op::XorSolve => self.cmp_mutations && shape.misses.iter().any(|m| !m.stored),
             Op::WriteToken => {
                 shape.has.bytes && !(self.tokens.is_empty() && self.literals.is_empty())
             }

@@ -6,7 +6,8 @@ use std::rc::Rc;
 
 use super::bytes::byte_runs;
 use super::spans::enum_values;
-use super::sums::{Sum, stored_sums};
+use super::sums::{InputValues, Sum, stored_sums};
+use super::xor_sums::{Miss, misses};
 use crate::choice::{Choice, ChoiceKind, Span};
 use crate::engine::sancov::{Comparisons, Tracing};
 use crate::property::{PropertyFn, Status, execute, generate_only};
@@ -26,6 +27,10 @@ pub struct Shape {
     /// the code computed, candidates for a checksum or a length: see
     /// [`super::ChoiceMutator::repair_sums`].
     pub sums: Vec<Sum>,
+    /// Comparisons with a constant that failed: magic numbers missed, and
+    /// maybe checksums in XOR form ([`super::ChoiceMutator::sweep_miss`],
+    /// [`super::ChoiceMutator::xor_solve`]).
+    pub misses: Vec<Miss>,
     /// Whether the traced run failed.
     pub failed: bool,
     /// What kinds of content the input has, for picking only the mutations
@@ -73,10 +78,15 @@ impl Shape {
             ints,
             comparisons,
             sums: Vec::new(),
+            misses: Vec::new(),
             failed,
             has: Contents::default(),
         };
-        shape.sums = stored_sums(&shape, indices);
+        if trace {
+            let values = InputValues::read(&shape, indices);
+            shape.sums = stored_sums(&shape, &values);
+            shape.misses = misses(&shape, &values);
+        }
         shape.has = Contents {
             bytes: !byte_runs(&shape, indices).is_empty(),
             chars: shape.choices.iter().any(|c| c.kind == ChoiceKind::Char),

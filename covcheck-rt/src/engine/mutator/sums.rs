@@ -8,6 +8,7 @@
 
 use super::bytes::{byte_runs, index_at};
 use super::compare::encodings;
+use super::xor_sums::XorSum;
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
 use crate::property::PropertyFn;
@@ -58,9 +59,9 @@ impl ChoiceMutator {
     }
 
     /// Runs `choices` traced and repairs the sums it stores
-    /// ([`ChoiceMutator::repair_sums`]), returning the sums it stores in
-    /// their place. An input that fails as it is stays as it is: that
-    /// failure is not to be lost to a repair.
+    /// ([`ChoiceMutator::repair_sums`]) and the XOR-form ones
+    /// ([`ChoiceMutator::repair_xor_sums`]). An input that fails as it is
+    /// stays as it is: that failure is not to be lost to a repair.
     ///
     /// A replay reads zeros past the end of `choices`, so the run may draw
     /// more choices than it holds (a shrinking candidate cut short, a
@@ -68,23 +69,67 @@ impl ChoiceMutator {
     /// the repair to reach them, and trailing zeros are dropped again.
     pub fn run_and_repair_sums(
         &mut self,
-        property: &PropertyFn<'_>,
-        limits: Limits,
+        runs: &mut RepairRuns<'_, '_>,
         sums: &[Sum],
+        xor_sums: &[XorSum],
         choices: &mut Vec<u64>,
-    ) -> Vec<Sum> {
-        let shape = Shape::learn(property, choices, limits, true);
+    ) -> Repaired {
+        let shape = runs.learn(choices);
         if shape.failed {
-            return Vec::new();
+            return Repaired {
+                sums: Vec::new(),
+                xor_sums: xor_sums.to_vec(),
+                any: false,
+            };
         }
         let len = choices.len();
         choices.resize(len.max(shape.choices.len()), 0);
         let repaired = self.repair_sums(sums, &shape, choices);
+        let (mut xor_sums, xor_repaired) = self.repair_xor_sums(xor_sums, &shape, choices);
+        if xor_repaired && runs.locate {
+            xor_sums = self.locate_xor_sums(runs, xor_sums, choices);
+        }
         while choices.len() > len && choices.last() == Some(&0) {
             choices.pop();
         }
-        repaired
+        Repaired {
+            any: !repaired.is_empty() || xor_repaired,
+            sums: repaired,
+            xor_sums,
+        }
     }
+}
+
+/// How a repair runs inputs, all of them traced.
+pub struct RepairRuns<'a, 'p> {
+    pub property: &'a PropertyFn<'p>,
+    pub limits: Limits,
+    /// Called with each input before it runs: a campaign counts the run
+    /// and names the input in its in-flight slot, for a crash to be
+    /// pinned on it.
+    pub before_run: &'a mut dyn FnMut(&[u64]),
+    /// Whether an XOR-form sum whose repair did not take is looked for in
+    /// other windows ([`ChoiceMutator::locate_xor_sums`]), at the cost of
+    /// a run per window tried.
+    pub locate: bool,
+}
+
+impl RepairRuns<'_, '_> {
+    pub(super) fn learn(&mut self, choices: &[u64]) -> Shape {
+        (self.before_run)(choices);
+        Shape::learn(self.property, choices, self.limits, true)
+    }
+}
+
+/// What [`ChoiceMutator::run_and_repair_sums`] did to an input.
+#[derive(Debug, Default)]
+pub struct Repaired {
+    /// The value sums it wrote ([`ChoiceMutator::repair_sums`]).
+    pub sums: Vec<Sum>,
+    /// The XOR-form sums the input stores after it, rewritten or not.
+    pub xor_sums: Vec<XorSum>,
+    /// Whether it changed the input.
+    pub any: bool,
 }
 
 /// The value the code compared `sum` against in the traced run `shape`, when
@@ -103,24 +148,10 @@ fn computed_now(sum: &Sum, shape: &Shape) -> Option<u64> {
 /// The comparisons of equal values (`shape.comparisons.equal`) whose value
 /// is stored in the input: an integer draw of that value, or its bytes in
 /// either order in a string or byte vector. Each value once.
-pub(super) fn stored_sums(shape: &Shape, indices: &[u64]) -> Vec<Sum> {
+pub(super) fn stored_sums(shape: &Shape, values: &InputValues) -> Vec<Sum> {
     let mut sums: Vec<Sum> = Vec::new();
-    if shape.comparisons.equal.is_empty() {
-        return sums;
-    }
-    // The input's integer values and byte runs, read once for all the
-    // comparisons.
-    let draws: Vec<u64> = shape
-        .ints
-        .iter()
-        .filter_map(|(&position, draw)| draw.value_bits(index_at(indices, position)))
-        .collect();
-    let runs: Vec<Vec<u8>> = byte_runs(shape, indices)
-        .iter()
-        .map(|run| run.iter().map(|e| e.byte).collect())
-        .collect();
     for cmp in &shape.comparisons.equal {
-        if !sums.iter().any(|s| s.compared == cmp.a) && stored(&draws, &runs, cmp.a, cmp.size) {
+        if !sums.iter().any(|s| s.compared == cmp.a) && values.stores(cmp.a, cmp.size) {
             sums.push(Sum {
                 compared: cmp.a,
                 size: cmp.size,
@@ -130,16 +161,38 @@ pub(super) fn stored_sums(shape: &Shape, indices: &[u64]) -> Vec<Sum> {
     sums
 }
 
-/// Whether `value` (of `size` bytes) is one of the input's integer values
-/// (`draws`) or is spelled in one of its byte runs (`runs`), in either
-/// byte order.
-fn stored(draws: &[u64], runs: &[Vec<u8>], value: u64, size: u8) -> bool {
-    draws.contains(&value)
-        || encodings(value, value, size)
-            .into_iter()
-            .filter(|(.., text)| !text)
-            .any(|(bytes, ..)| {
-                runs.iter()
-                    .any(|run| run.windows(bytes.len()).any(|w| w == bytes))
-            })
+/// An input's integer values and byte runs, read once to test many
+/// comparisons against.
+pub(super) struct InputValues {
+    draws: Vec<u64>,
+    runs: Vec<Vec<u8>>,
+}
+
+impl InputValues {
+    pub(super) fn read(shape: &Shape, indices: &[u64]) -> InputValues {
+        let draws = shape
+            .ints
+            .iter()
+            .filter_map(|(&position, draw)| draw.value_bits(index_at(indices, position)))
+            .collect();
+        let runs = byte_runs(shape, indices)
+            .iter()
+            .map(|run| run.iter().map(|e| e.byte).collect())
+            .collect();
+        InputValues { draws, runs }
+    }
+
+    /// Whether `value` (of `size` bytes) is one of the input's integer
+    /// values or is spelled in one of its byte runs, in either byte order.
+    pub(super) fn stores(&self, value: u64, size: u8) -> bool {
+        self.draws.contains(&value)
+            || encodings(value, value, size)
+                .into_iter()
+                .filter(|(.., text)| !text)
+                .any(|(bytes, ..)| {
+                    self.runs
+                        .iter()
+                        .any(|run| run.windows(bytes.len()).any(|w| w == bytes))
+                })
+    }
 }

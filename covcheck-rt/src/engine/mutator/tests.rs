@@ -458,7 +458,7 @@ fn a_stored_checksum_is_a_sum_and_a_magic_number_elsewhere_is_not() {
         equal(0x0102_0304, 4),
     ];
     assert_eq!(
-        super::sums::stored_sums(&shape, &indices),
+        super::sums::stored_sums(&shape, &super::sums::InputValues::read(&shape, &indices)),
         [Sum {
             compared: 0x0102_0304,
             size: 4
@@ -550,4 +550,145 @@ fn integer_literals_of_the_crate_are_written_into_integer_draws_with_both_signs(
         signed.contains(&40503) && signed.contains(&-40503),
         "{signed:?}"
     );
+}
+
+/// CRC-32/ISO-HDLC, as the XOR-form tests compute it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// The comparison a CRC check of `frame` (its body, then the big-endian
+/// CRC) makes once LLVM folds the final NOT: `stored ^ !crc` against
+/// `0xFFFFFFFF`, the constant first.
+fn folded_crc_check(frame: &[u8]) -> IntCmp {
+    let (body, stored) = frame.split_at(frame.len() - 4);
+    let stored = u32::from_be_bytes(stored.try_into().unwrap());
+    IntCmp {
+        a: 0xFFFF_FFFF,
+        b: u64::from(stored ^ !crc32(body)),
+        size: 4,
+    }
+}
+
+#[test]
+fn a_failed_comparison_with_a_constant_is_a_miss_stored_or_not() {
+    let indices = byte_choices(&[0x11, 0x22, 0x33, 0x44, 0x55]);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.constants = vec![
+        // Held: no miss, but it counts for `nth`.
+        IntCmp {
+            a: 0x1000,
+            b: 0x1000,
+            size: 2,
+        },
+        // The stored big-endian 0x2233 missed 0x1000.
+        IntCmp {
+            a: 0x1000,
+            b: 0x2233,
+            size: 2,
+        },
+        // Stored nowhere, and at least 256: maybe a checksum.
+        IntCmp {
+            a: 0xFFFF_FFFF,
+            b: 0xDEAD_BEEF,
+            size: 4,
+        },
+        // Stored nowhere and small: a counter, no miss.
+        IntCmp {
+            a: 0xFFFF_FFFF,
+            b: 7,
+            size: 4,
+        },
+    ];
+    let values = super::sums::InputValues::read(&shape, &indices);
+    let misses = super::xor_sums::misses(&shape, &values);
+    let found: Vec<(u64, usize, bool)> =
+        misses.iter().map(|m| (m.cmp.b, m.nth, m.stored)).collect();
+    assert_eq!(found, [(0x2233, 1, true), (0xDEAD_BEEF, 0, false)]);
+}
+
+#[test]
+fn an_xor_solve_makes_a_folded_crc_check_hold_in_some_window() {
+    // A body and a wrong big-endian CRC; the solve picks a window at
+    // random, so over many seeds one is the CRC's own.
+    let mut frame = vec![0xA5, 0x01, 0x02];
+    frame.extend(0x1234_5678u32.to_be_bytes());
+    let indices = byte_choices(&frame);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.constants = vec![folded_crc_check(&frame)];
+    let values = super::sums::InputValues::read(&shape, &indices);
+    shape.misses = super::xor_sums::misses(&shape, &values);
+    let solved: Vec<Vec<u8>> = mutants(&indices, 64, |m, i| m.xor_solve(&shape, i));
+    let right: Vec<&Vec<u8>> = solved
+        .iter()
+        .filter(|f| folded_crc_check(f).b == 0xFFFF_FFFF)
+        .collect();
+    assert!(!right.is_empty(), "{solved:?}");
+    assert!(right.iter().all(|f| f[..3] == frame[..3]), "{right:?}");
+}
+
+#[test]
+fn a_repaired_xor_sum_is_rewritten_where_the_entry_stored_it() {
+    // The entry's CRC was right; its mutant changed the body.
+    let body = [0xA5, 0x07, 0x02];
+    let crc = crc32(&body);
+    let mut mutant = vec![0xA5, 0x09, 0x02];
+    mutant.extend(crc.to_be_bytes());
+    let indices = byte_choices(&mutant);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.constants = vec![folded_crc_check(&mutant)];
+    let sums = [XorSum {
+        stored: u64::from(crc),
+        constant: 0xFFFF_FFFF,
+        size: 4,
+        nth: 0,
+    }];
+    let repaired: Vec<Vec<u8>> = mutants(&indices, 3, |m, i| m.repair_xor_sums(&sums, &shape, i).1);
+    let mut expected = vec![0xA5, 0x09, 0x02];
+    expected.extend(crc32(&expected).to_be_bytes());
+    assert_eq!(repaired, vec![expected; 3]);
+
+    // A mutant whose check still holds is left alone, and keeps the sum.
+    let mut entry = body.to_vec();
+    entry.extend(crc.to_be_bytes());
+    let indices = byte_choices(&entry);
+    shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.constants = vec![folded_crc_check(&entry)];
+    let mut m = ChoiceMutator::new(1, true);
+    let mut copy = indices.clone();
+    assert_eq!(
+        m.repair_xor_sums(&sums, &shape, &mut copy),
+        (sums.to_vec(), false)
+    );
+    assert_eq!(copy, indices);
+}
+
+#[test]
+fn input_to_state_solves_a_stored_length_plus_a_constant() {
+    // A big-endian length 0x01000000 whose end, length + 8, was compared
+    // with the 11 bytes left: the length becomes 11 - 8.
+    let mut bytes = vec![0x01, 0x00, 0x00, 0x00];
+    bytes.extend([7; 11]);
+    let indices = byte_choices(&bytes);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.ints = vec![IntCmp {
+        a: 0x0100_0008,
+        b: 11,
+        size: 8,
+    }];
+    let values: Vec<Vec<u8>> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
+    let mut expected = vec![0, 0, 0, 3];
+    expected.extend([7; 11]);
+    assert!(values.contains(&expected), "{values:?}");
 }
