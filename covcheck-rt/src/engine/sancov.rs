@@ -143,6 +143,15 @@ pub struct IntCmp {
     pub size: u8,
 }
 
+impl IntCmp {
+    /// Whether a comparison with the constant `a` is one a magic number or
+    /// an XOR-form checksum is made of: 16 bits or wider, and a constant of
+    /// at least 256 (smaller ones are loop bounds, flags and characters).
+    pub fn is_wide(&self) -> bool {
+        self.size >= 2 && self.a >= 256
+    }
+}
+
 /// The comparisons seen during one traced run.
 #[derive(Clone, Debug, Default)]
 pub struct Comparisons {
@@ -158,9 +167,9 @@ pub struct Comparisons {
     pub equal: Vec<IntCmp>,
     /// Byte strings compared with `memcmp`/`bcmp` (equal lengths).
     pub bytes: Vec<(Vec<u8>, Vec<u8>)>,
-    /// Comparisons with a compile-time constant of at least 256, at least
-    /// 16 bits wide, equal or not, in the order they ran, the constant as
-    /// `a` (SanitizerCoverage passes it first). A checksum compared in XOR
+    /// Comparisons with a compile-time constant, equal or not, in the
+    /// order they ran, the constant as `a` (SanitizerCoverage passes it
+    /// first). A checksum compared in XOR
     /// form shows up here: LLVM folds `stored == !crc` into
     /// `stored ^ crc == 0xFFFFFFFF` (see [`crate::engine::mutator::XorSum`]).
     pub constants: Vec<IntCmp>,
@@ -240,11 +249,10 @@ fn with_log(record: impl FnOnce(&mut Comparisons)) {
 #[inline(always)]
 fn trace_int(a: u64, b: u64, size: u8, constant: bool) {
     let equal_sum = a == b && !constant && size >= 2 && a >= 256;
-    let wide_constant = constant && size >= 2 && a >= 256;
-    if (a != b || equal_sum || wide_constant) && recording() {
+    if (a != b || equal_sum || constant) && recording() {
         with_log(|log| {
             let cmp = IntCmp { a, b, size };
-            if wide_constant && log.constants.len() < MAX_CONSTANTS {
+            if constant && log.constants.len() < MAX_CONSTANTS {
                 log.constants.push(cmp);
             }
             let (list, max) = if a != b {

@@ -166,8 +166,9 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
     }
 
     /// The shape of corpus entry `entry` (whose input is `choices`),
-    /// learned on its first mutation, and then, with it, the XOR-form
-    /// checksum candidate to sweep, if any.
+    /// learned on its first mutation, and then, with it, the missed
+    /// comparison with a constant to sweep ([`CampaignMutator::sweep`]),
+    /// if any.
     fn learn(&mut self, entry: usize, choices: &[u64]) -> (Rc<(Shape, Vec<u64>)>, Option<Miss>) {
         let (property, limits, trace) = (self.property, self.limits, self.trace);
         let mut runs = 0;
@@ -200,11 +201,18 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
                 self.xor_sums.insert(entry, xor_sums);
             }
         }
+        // Behind an XOR-form checksum every random change of a magic value
+        // must be repaired too, so there the narrow constants (a byte, a
+        // zero) are swept as well.
+        let checksummed = self.xor_sums.contains_key(&entry);
         let target = learned
             .0
             .misses
             .iter()
-            .find(|t| !self.swept.contains(&(t.cmp.a, t.cmp.size, t.nth)))
+            .find(|m| {
+                (checksummed || m.cmp.is_wide())
+                    && !self.swept.contains(&(m.cmp.a, m.cmp.size, m.nth))
+            })
             .copied();
         (learned, target)
     }
@@ -212,9 +220,10 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
     /// Sweeps the windows of a new entry (`choices`, of `shape`) for one
     /// that solves `miss` ([`ChoiceMutator::sweep_miss`]), a run each,
     /// repairing the XOR-form sums the entry stores where a try breaks
-    /// them. A comparison no window solves is not swept again in this
-    /// campaign (it is no XOR-form checksum, or not one of this input's
-    /// bytes); the random mutations still try it.
+    /// them. A comparison is swept once in a campaign, solved or not (the
+    /// entries the solved input leads to hold it; one no window solves is
+    /// no XOR-form checksum, or not one of the input's bytes): the random
+    /// mutations still try it.
     fn sweep(
         &mut self,
         entry: usize,
@@ -238,9 +247,7 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
         let solved = self
             .inner
             .sweep_miss(&mut runs, shape, miss, choices, &carried);
-        if solved.is_none() {
-            self.swept.insert((miss.cmp.a, miss.cmp.size, miss.nth));
-        }
+        self.swept.insert((miss.cmp.a, miss.cmp.size, miss.nth));
         solved
     }
 

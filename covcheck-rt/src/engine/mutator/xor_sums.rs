@@ -36,6 +36,10 @@ use crate::engine::sancov::IntCmp;
 /// The most misses one input keeps: each one tried dilutes the others.
 const MAX_MISSES: usize = 16;
 
+/// The most failed comparisons with a constant whose operand is looked for
+/// in the input, per traced run.
+const MAX_MISS_SEARCHES: usize = 64;
+
 /// The most windows a sweep ([`ChoiceMutator::sweep_miss`],
 /// [`ChoiceMutator::locate_xor_sums`]) tries for one comparison.
 const MAX_LOCATE: usize = 512;
@@ -78,9 +82,8 @@ impl XorSum {
     }
 }
 
-/// A comparison with a constant (of at least 256, at least 16 bits wide)
-/// that did not hold in a traced run: a magic number the input missed, or
-/// a checksum in XOR form.
+/// A comparison with a constant that did not hold in a traced run: a magic
+/// number the input missed, or a checksum in XOR form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Miss {
     /// The comparison, the constant as `a`.
@@ -108,11 +111,15 @@ impl Miss {
 
 /// The comparisons with a constant that failed in a traced run (`shape`),
 /// each once: those whose computed operand the input stores, and those,
-/// for the XOR-form checksums, whose computed operand is at least 256
-/// (small values are counters and lengths).
+/// for the XOR-form checksums, of a wide constant ([`IntCmp::is_wide`])
+/// whose computed operand is at least 256 (small values are counters and
+/// lengths).
 pub(super) fn misses(shape: &Shape, values: &InputValues) -> Vec<Miss> {
     let mut targets: Vec<Miss> = Vec::new();
     let mut counts: Vec<((u64, u8), usize)> = Vec::new();
+    // Each miss costs a search of the input for its operand, and a loop
+    // compares new values with one constant on every pass.
+    let mut searches = 0;
     for cmp in &shape.comparisons.constants {
         let key = (cmp.a, cmp.size);
         let nth = match counts.iter_mut().find(|(k, _)| *k == key) {
@@ -128,8 +135,12 @@ pub(super) fn misses(shape: &Shape, values: &InputValues) -> Vec<Miss> {
         if cmp.a == cmp.b || targets.iter().any(|t| t.cmp == *cmp) {
             continue;
         }
+        searches += 1;
+        if searches > MAX_MISS_SEARCHES {
+            break;
+        }
         let stored = values.stores(cmp.b, cmp.size);
-        if stored || cmp.b >= 256 {
+        if stored || (cmp.is_wide() && cmp.b >= 256) {
             targets.push(Miss {
                 cmp: *cmp,
                 nth,
