@@ -50,8 +50,33 @@ pub(super) struct Contents {
 impl Shape {
     /// Learns the shape of `indices` by generating its arguments (without the
     /// body), then, when `trace` is set, running it once with comparison
-    /// tracing on.
+    /// tracing on and reading the sums and misses off the log.
     pub fn learn(property: &PropertyFn<'_>, indices: &[u64], limits: Limits, trace: bool) -> Shape {
+        let mut shape = Shape::run(property, indices, limits, trace);
+        if trace {
+            let values = InputValues::read(&shape, indices);
+            shape.sums = stored_sums(&shape, &values);
+            shape.misses = misses(&shape, &values);
+        }
+        shape.has = Contents {
+            bytes: !byte_runs(&shape, indices).is_empty(),
+            chars: shape.choices.iter().any(|c| c.kind == ChoiceKind::Char),
+            enums: !enum_values(&shape).is_empty(),
+        };
+        shape
+    }
+
+    /// The shape of `indices` from one traced run, without the sums,
+    /// misses and contents [`Shape::learn`] reads off it: a repair's runs
+    /// read only the comparisons and the choices, and there is one such
+    /// run for each repaired mutant.
+    pub fn traced(property: &PropertyFn<'_>, indices: &[u64], limits: Limits) -> Shape {
+        Shape::run(property, indices, limits, true)
+    }
+
+    /// Generates `indices`' arguments, recording the choices, spans and
+    /// integer draws, then, when `trace` is set, runs the body traced.
+    fn run(property: &PropertyFn<'_>, indices: &[u64], limits: Limits, trace: bool) -> Shape {
         let mut src = Source::replay(indices.to_vec(), limits);
         src.record_int_draws();
         let mut src = generate_only(property, src);
@@ -72,7 +97,7 @@ impl Shape {
         if std::env::var_os("COVCHECK_DEBUG_SHAPES").is_some() {
             eprintln!("shape of {indices:?}: comparisons {comparisons:?}");
         }
-        let mut shape = Shape {
+        Shape {
             choices,
             spans,
             ints,
@@ -81,18 +106,7 @@ impl Shape {
             misses: Vec::new(),
             failed,
             has: Contents::default(),
-        };
-        if trace {
-            let values = InputValues::read(&shape, indices);
-            shape.sums = stored_sums(&shape, &values);
-            shape.misses = misses(&shape, &values);
         }
-        shape.has = Contents {
-            bytes: !byte_runs(&shape, indices).is_empty(),
-            chars: shape.choices.iter().any(|c| c.kind == ChoiceKind::Char),
-            enums: !enum_values(&shape).is_empty(),
-        };
-        shape
     }
 }
 

@@ -117,7 +117,7 @@ pub struct RepairRuns<'a, 'p> {
 impl RepairRuns<'_, '_> {
     pub(super) fn learn(&mut self, choices: &[u64]) -> Shape {
         (self.before_run)(choices);
-        Shape::learn(self.property, choices, self.limits, true)
+        Shape::traced(self.property, choices, self.limits)
     }
 }
 
