@@ -52,6 +52,10 @@ chores:
              [--quick] [--budget SECS (60)] [--seeds N (5)] [--csv FILE]
              [--only TARGET[,TARGET..]] [--tools TOOL[,TOOL..]: of covcheck,
              covcheck-campaign, proptest, quickcheck, libfuzzer]
+  throughput executions per second of the campaign and of libFuzzer on inputs of one length
+             (bench/suite's fixed-length targets: a trivial one and the three real-crate
+             parsers), side by side, and the trivial target with and without rust_decimal,
+             der and upon instrumented [--rounds N (3)] [--time SECS (10)]
   suite      what one budget for a suite is worth: examples/suite under --time-total
              against an even split of the same budget (bugs found, time to the last one),
              and a generated 20-property repository whose last commit adds a bug, the same
@@ -77,6 +81,16 @@ fn main() -> ExitCode {
     let chore = std::env::args().nth(1).unwrap_or_default();
     match chore.as_str() {
         "ci" => ci(),
+        "throughput" => match bench::throughput::main(
+            &std::env::args().skip(2).collect::<Vec<_>>(),
+            workspace_root(),
+        ) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                ExitCode::FAILURE
+            }
+        },
         "bench" => {
             match bench::main(
                 &std::env::args().skip(2).collect::<Vec<_>>(),

@@ -9,7 +9,7 @@
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
-use covcheck_bench_suite::probe;
+use covcheck_bench_suite::{fixed, probe};
 use covcheck_bench_suite::targets::*;
 use libfuzzer_sys::fuzz_target;
 
@@ -123,6 +123,7 @@ fuzz_target!(|data: &[u8]| {
                 shrinking::size_calculator(&p),
             )
         }),
+        name if fixed::run(name, &fixed::padded(data)) => {}
         other => panic!("unknown BENCH_TARGET {other}"),
     }
 });

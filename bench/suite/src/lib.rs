@@ -9,12 +9,15 @@
 //!   it off, from a package of its own: the campaign's dictionary reads the
 //!   literals of the suite's package, tests included, and a witness's
 //!   input would hand it the answer.
+//! - [`fixed`]: fixed-length forms of the real-code targets, for measuring
+//!   executions per second.
 //! - [`probe`]: counts executions and reports the first failure and the size
 //!   of the last failing input, the same way for every tool.
 //! - [`targets`]: the buggy functions.
 //! - [`unwind`]: turns a panic in a real crate's code into a check's failure.
 
 pub mod bug;
+pub mod fixed;
 pub mod probe;
 pub mod targets;
 pub mod unwind;

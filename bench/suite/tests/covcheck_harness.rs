@@ -246,3 +246,28 @@ fn calculator(program: Vec<(u8, i8)>) {
 fn trivial(x: u64) {
     std::hint::black_box(x);
 }
+
+// Not targets: fixed-length inputs for `cargo xtask throughput` (see
+// `covcheck_bench_suite::fixed`). Each property's name is the target it runs.
+
+use covcheck_bench_suite::fixed;
+
+#[covcheck]
+fn fixed_trivial(bytes: [u8; fixed::LEN]) {
+    fixed::trivial(&bytes);
+}
+
+#[covcheck]
+fn fixed_num_parse(bytes: [u8; fixed::LEN]) {
+    fixed::num_parse(&bytes);
+}
+
+#[covcheck]
+fn fixed_length_prefixed(bytes: [u8; fixed::LEN]) {
+    fixed::length_prefixed(&bytes);
+}
+
+#[covcheck]
+fn fixed_format_string(bytes: [u8; fixed::LEN]) {
+    fixed::format_string(&bytes);
+}

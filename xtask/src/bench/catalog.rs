@@ -56,3 +56,16 @@ pub const SHRINKING: &[&str] = &[
 /// libFuzzer do not.
 pub const TOOLS_OF: &[(&str, &[&str])] =
     &[("kv_store", &["covcheck", "covcheck-campaign", "proptest"])];
+
+/// Not bugs: the fixed-length targets of `cargo xtask throughput`
+/// (`bench/suite/src/fixed.rs`), which measure executions per second on
+/// inputs of [`FIXED_LEN`] bytes in every tool.
+pub const FIXED: &[&str] = &[
+    "fixed_trivial",
+    "fixed_num_parse",
+    "fixed_length_prefixed",
+    "fixed_format_string",
+];
+
+/// The length of every input of the [`FIXED`] targets.
+pub const FIXED_LEN: usize = 64;

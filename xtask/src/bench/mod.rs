@@ -16,7 +16,9 @@
 //! (one run under the budget, read through the probe), one runner per kind
 //! of tool ([`plain`], [`campaign`], [`libfuzzer`]), [`score`] (medians and
 //! ratios), [`table`] (the report) and [`costs`] (throughput, replay and
-//! rebuild times).
+//! rebuild times). [`throughput`] is a chore of its own, `cargo xtask
+//! throughput`: executions per second against libFuzzer on inputs of one
+//! length.
 
 mod campaign;
 mod costs;
@@ -28,6 +30,7 @@ mod score;
 mod table;
 #[cfg(test)]
 mod tests;
+pub mod throughput;
 
 // The targets of bench/suite, which includes this same file: it lives here
 // so that xtask builds from its own package (bench/suite is never packaged).
