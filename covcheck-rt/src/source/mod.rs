@@ -92,9 +92,15 @@ impl Source {
     }
 
     fn new(mode: Mode, limits: Limits) -> Self {
+        // A replay makes about as many choices as it is given: one
+        // allocation rather than a doubling for each power of two.
+        let expected = match &mode {
+            Mode::Replay(indices) => indices.len().min(limits.max_choices),
+            Mode::Random(_) => 0,
+        };
         Source {
             mode,
-            choices: Vec::new(),
+            choices: Vec::with_capacity(expected),
             spans: Vec::new(),
             depth: 0,
             limits,
@@ -164,8 +170,8 @@ impl Source {
             return 0;
         }
         let wrap = |index: u64| match max.checked_add(1) {
-            Some(size) => index % size,
-            None => index,
+            Some(size) if index > max => index % size,
+            _ => index,
         };
         let index = match &mut self.mode {
             Mode::Random(rng) => wrap(random(rng)),
