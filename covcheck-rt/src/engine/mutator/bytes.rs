@@ -56,7 +56,7 @@ pub(super) fn byte_at(shape: &Shape, indices: &[u64], i: usize) -> Option<u8> {
             c.is_ascii().then_some(c as u8)
         }
         ChoiceKind::Int { .. } => {
-            let draw = shape.ints.get(&i)?;
+            let draw = shape.ints.get(i)?;
             (draw.bits == 8).then(|| draw.value_bits(index).map(|b| b as u8))?
         }
         _ => None,
@@ -67,7 +67,7 @@ pub(super) fn byte_at(shape: &Shape, indices: &[u64], i: usize) -> Option<u8> {
 pub(super) fn index_for_byte(shape: &Shape, i: usize, byte: u8) -> Option<u64> {
     match shape.choices.get(i)?.kind {
         ChoiceKind::Char => byte.is_ascii().then(|| char_index(byte as char)),
-        ChoiceKind::Int { .. } => shape.ints.get(&i)?.index_of(u64::from(byte)),
+        ChoiceKind::Int { .. } => shape.ints.get(i)?.index_of(u64::from(byte)),
         _ => None,
     }
 }

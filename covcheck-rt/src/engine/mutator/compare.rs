@@ -2,8 +2,9 @@
 //! input made (integers by value or low bytes, byte strings where they occur
 //! in a string or byte vector, collection lengths).
 
-use super::bytes::{Element, byte_runs, index_at, index_for_byte, splice_bytes};
-use super::windows::{find_windows, mask};
+use super::bytes::{Element, index_for_byte, splice_bytes};
+use super::stored::{Stored, StoredDraw};
+use super::windows::{find_windows_in, mask};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
 
@@ -22,6 +23,8 @@ impl ChoiceMutator {
         if total == 0 {
             return false;
         }
+        // A try that fails changes nothing: one reading serves all of them.
+        let stored = Stored::read(shape, indices);
         // A few tries: a random comparison may not involve any draw.
         for _ in 0..16 {
             let pick = self.rng.index(total);
@@ -34,19 +37,20 @@ impl ChoiceMutator {
                 };
                 self.replace_int(
                     shape,
+                    &stored,
                     indices,
                     IntCmp {
                         a: from,
                         b: to,
                         size: cmp.size,
                     },
-                ) || self.resize_run(shape, indices, from, to)
-                    || self.replace_encoded(shape, indices, from, to, cmp.size)
-                    || self.replace_offset(shape, indices, from, to)
+                ) || self.resize_run(&stored, indices, from, to)
+                    || self.replace_encoded(shape, &stored, indices, from, to, cmp.size)
+                    || self.replace_offset(shape, &stored, indices, from, to)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
-                self.replace_bytes(shape, indices, from, to)
+                self.replace_bytes(shape, &stored, indices, from, to)
             };
             if applied {
                 return true;
@@ -59,14 +63,20 @@ impl ChoiceMutator {
     /// tried on the value's low 1, 2 and 4 bytes when both operands fit in
     /// them, which is how `x & 0xFFFF == 0xBEEF` or a truncating cast is
     /// solved: the high bytes are kept and the low ones replaced.
-    pub(super) fn replace_int(&mut self, shape: &Shape, indices: &mut [u64], cmp: IntCmp) -> bool {
+    pub(super) fn replace_int(
+        &mut self,
+        shape: &Shape,
+        stored: &Stored,
+        indices: &mut [u64],
+        cmp: IntCmp,
+    ) -> bool {
         let mut matches: Vec<(usize, u64)> = Vec::new();
         // Draws past the end of `indices` (a replay reads zeros there) cannot
-        // be written.
-        for (&position, draw) in shape.ints.range(..indices.len()) {
-            let Some(value) = draw.value_bits(index_at(indices, position)) else {
-                continue;
-            };
+        // be written, and `stored` has none.
+        for &StoredDraw {
+            position, value, ..
+        } in &stored.draws
+        {
             for bytes in [8u32, 4, 2, 1] {
                 let mask = if bytes == 8 {
                     u64::MAX
@@ -77,6 +87,7 @@ impl ChoiceMutator {
                 if !fits || value & mask != cmp.a {
                     continue;
                 }
+                let draw = shape.ints.get(position).expect("a stored draw");
                 if let Some(index) = draw.index_of((value & !mask) | cmp.b) {
                     matches.push((position, index));
                 }
@@ -95,6 +106,7 @@ impl ChoiceMutator {
     pub(super) fn replace_bytes(
         &mut self,
         shape: &Shape,
+        stored: &Stored,
         indices: &mut [u64],
         from: &[u8],
         to: &[u8],
@@ -103,8 +115,7 @@ impl ChoiceMutator {
             return false;
         }
         let mut sites = Vec::new();
-        for run in byte_runs(shape, indices) {
-            let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
+        for (run, bytes) in stored.runs.iter().zip(&stored.bytes) {
             for start in 0..bytes.len().saturating_sub(from.len() - 1) {
                 if bytes[start..start + from.len()] == *from {
                     sites.push(run[start..start + from.len()].to_vec());
@@ -129,7 +140,14 @@ impl ChoiceMutator {
     /// measured, small numbers found a stored one nearby everywhere, each
     /// spurious solve took input-to-state's turn from the comparison that
     /// mattered, and `cargo xtask campaigns` medians rose by up to 95%.
-    fn replace_offset(&mut self, shape: &Shape, indices: &mut [u64], from: u64, to: u64) -> bool {
+    fn replace_offset(
+        &mut self,
+        shape: &Shape,
+        stored: &Stored,
+        indices: &mut [u64],
+        from: u64,
+        to: u64,
+    ) -> bool {
         if from < MIN_OFFSET_SOLVED {
             return false;
         }
@@ -139,7 +157,7 @@ impl ChoiceMutator {
         };
         let mut sites = Vec::new();
         for size in [2u8, 4, 8] {
-            let found = find_windows(shape, indices, size, |x| {
+            let found = find_windows_in(stored, size, |x| {
                 offset_from(x).is_some_and(|offset| to.wrapping_sub(offset) & !mask(size) == 0)
             });
             sites.extend(found);
@@ -156,7 +174,7 @@ impl ChoiceMutator {
     /// is resized to it (so that a later `memcmp` can see a candidate).
     pub(super) fn resize_run(
         &mut self,
-        shape: &Shape,
+        stored: &Stored,
         indices: &mut Vec<u64>,
         from: u64,
         to: u64,
@@ -164,8 +182,7 @@ impl ChoiceMutator {
         if to > 256 || from == to {
             return false;
         }
-        let runs: Vec<Vec<Element>> = byte_runs(shape, indices)
-            .into_iter()
+        let runs: Vec<&Vec<Element>> = (stored.runs.iter())
             .filter(|run| run.len() as u64 == from)
             .collect();
         if runs.is_empty() {
@@ -199,18 +216,22 @@ impl ChoiceMutator {
     fn replace_encoded(
         &mut self,
         shape: &Shape,
+        stored: &Stored,
         indices: &mut Vec<u64>,
         from: u64,
         to: u64,
         size: u8,
     ) -> bool {
+        if stored.runs.is_empty() {
+            return false; // nowhere to spell it
+        }
         let mut encodings = encodings(from, to, size);
         while !encodings.is_empty() {
             let (from, to, text) = encodings.swap_remove(self.rng.index(encodings.len()));
             let applied = if text {
-                self.replace_number(shape, indices, &from, &to)
+                self.replace_number(shape, stored, indices, &from, &to)
             } else {
-                self.replace_bytes(shape, indices, &from, &to)
+                self.replace_bytes(shape, stored, indices, &from, &to)
             };
             if applied {
                 return true;
@@ -224,14 +245,13 @@ impl ChoiceMutator {
     fn replace_number(
         &mut self,
         shape: &Shape,
+        stored: &Stored,
         indices: &mut Vec<u64>,
         from: &[u8],
         to: &[u8],
     ) -> bool {
-        let runs = byte_runs(shape, indices);
         let mut sites = Vec::new();
-        for (r, run) in runs.iter().enumerate() {
-            let bytes: Vec<u8> = run.iter().map(|e| e.byte).collect();
+        for (r, bytes) in stored.bytes.iter().enumerate() {
             let digit_at =
                 |k: Option<usize>| k.and_then(|k| bytes.get(k)).is_some_and(u8::is_ascii_digit);
             for start in 0..bytes.len().saturating_sub(from.len() - 1) {
@@ -248,7 +268,7 @@ impl ChoiceMutator {
             return false;
         }
         let (r, range) = sites.swap_remove(self.rng.index(sites.len()));
-        splice_bytes(shape, indices, &runs[r], range, to)
+        splice_bytes(shape, indices, &stored.runs[r], range, to)
     }
 }
 

@@ -29,6 +29,7 @@ mod bytes;
 mod compare;
 mod shape;
 mod spans;
+mod stored;
 mod sums;
 #[cfg(test)]
 mod tests;
@@ -295,7 +296,7 @@ impl ChoiceMutator {
             indices[form + 1] = payload;
             return true;
         }
-        indices[i] = match shape.ints.get(&i) {
+        indices[i] = match shape.ints.get(i) {
             Some(draw) => {
                 match u64::try_from(heuristics::int_index(
                     &mut self.rng,
@@ -318,7 +319,7 @@ impl ChoiceMutator {
             return false;
         };
         let choice = shape.choices[i];
-        let Some(draw) = shape.ints.get(&i) else {
+        let Some(draw) = shape.ints.get(i) else {
             let picks = [0, 1, choice.max, choice.max.saturating_sub(1)];
             indices[i] = *self.rng.pick(&picks);
             return true;
@@ -371,7 +372,7 @@ impl ChoiceMutator {
             return false;
         };
         let choice = shape.choices[i];
-        match shape.ints.get(&i) {
+        match shape.ints.get(i) {
             Some(draw) => {
                 let Some(value) = draw.value_bits(indices[i]) else {
                     return false;
@@ -419,7 +420,7 @@ impl ChoiceMutator {
         }
         let delta = 1 + self.rng.at_most(34);
         let up = self.rng.percent(50);
-        match shape.ints.get(&i) {
+        match shape.ints.get(i) {
             Some(draw) => {
                 let Some(value) = draw.value_bits(indices[i]) else {
                     return false;

@@ -1,7 +1,7 @@
 //! What the mutator knows about an input: its shape, learned by running it
 //! once, and a cache of the shapes of corpus entries.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::bytes::byte_runs;
@@ -19,9 +19,8 @@ use crate::source::{IntDraw, Limits, Source};
 pub struct Shape {
     pub choices: Vec<Choice>,
     pub spans: Vec<Span>,
-    /// Integer draws by position (ordered, so that a campaign with a fixed
-    /// RNG seed picks the same draw in every run).
-    pub ints: BTreeMap<usize, IntDraw>,
+    /// Integer draws by position.
+    pub ints: IntDraws,
     pub comparisons: Comparisons,
     /// Comparisons that held between a value stored in the input and one
     /// the code computed, candidates for a checksum or a length: see
@@ -80,11 +79,7 @@ impl Shape {
         let mut src = Source::replay(indices.to_vec(), limits);
         src.record_int_draws();
         let mut src = generate_only(property, src);
-        let ints = src
-            .take_int_draws()
-            .into_iter()
-            .map(|d| (d.position, d))
-            .collect();
+        let ints = IntDraws::new(src.take_int_draws());
         let (choices, spans) = src.into_record();
         let (comparisons, failed) = if trace {
             let tracing = Tracing::start();
@@ -107,6 +102,41 @@ impl Shape {
             failed,
             has: Contents::default(),
         }
+    }
+}
+
+/// An input's integer draws, in order of position (so that a campaign with
+/// a fixed RNG seed picks the same draw in every run), found by binary
+/// search. A shape never changes once learned, and the mutators look draws
+/// up and walk them on every mutation: in a `BTreeMap`, as they were, the
+/// walks and lookups were a tenth of a trivial property's campaign.
+#[derive(Debug, Default)]
+pub struct IntDraws(Vec<IntDraw>);
+
+impl IntDraws {
+    pub fn new(mut draws: Vec<IntDraw>) -> IntDraws {
+        draws.sort_by_key(|d| d.position);
+        draws.dedup_by_key(|d| d.position);
+        IntDraws(draws)
+    }
+
+    /// The draw at choice `position`, if an integer was drawn there.
+    pub fn get(&self, position: usize) -> Option<&IntDraw> {
+        let at = self
+            .0
+            .binary_search_by_key(&position, |d| d.position)
+            .ok()?;
+        Some(&self.0[at])
+    }
+
+    /// Every draw, by position.
+    pub fn iter(&self) -> std::slice::Iter<'_, IntDraw> {
+        self.0.iter()
+    }
+
+    /// The draws at positions before `end`.
+    pub fn before(&self, end: usize) -> &[IntDraw] {
+        &self.0[..self.0.partition_point(|d| d.position < end)]
     }
 }
 

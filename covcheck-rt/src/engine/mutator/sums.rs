@@ -8,6 +8,7 @@
 
 use super::bytes::{byte_runs, index_at};
 use super::compare::encodings;
+use super::stored::Stored;
 use super::xor_sums::XorSum;
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
@@ -43,11 +44,12 @@ impl ChoiceMutator {
                 b: to,
                 size: sum.size,
             };
-            let written = self.replace_int(shape, indices, cmp)
+            let stored = Stored::read(shape, indices);
+            let written = self.replace_int(shape, &stored, indices, cmp)
                 || encodings(from, to, sum.size)
                     .into_iter()
                     .filter(|(.., text)| !text)
-                    .any(|(from, to, _)| self.replace_bytes(shape, indices, &from, &to));
+                    .any(|(from, to, _)| self.replace_bytes(shape, &stored, indices, &from, &to));
             if written {
                 repaired.push(Sum {
                     compared: computed,
@@ -173,7 +175,7 @@ impl InputValues {
         let draws = shape
             .ints
             .iter()
-            .filter_map(|(&position, draw)| draw.value_bits(index_at(indices, position)))
+            .filter_map(|draw| draw.value_bits(index_at(indices, draw.position)))
             .collect();
         let runs = byte_runs(shape, indices)
             .iter()

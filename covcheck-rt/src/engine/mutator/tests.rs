@@ -1,5 +1,6 @@
 //! Unit tests of the mutations, on hand-made inputs.
 
+use super::stored::Stored;
 use super::*;
 use crate::choice::char_index;
 use crate::engine::sancov::IntCmp;
@@ -144,10 +145,10 @@ fn a_compared_length_resizes_a_string() {
     }
     let shape = shape_of::<String>(&indices);
     let mut mutator = ChoiceMutator::new(1, true);
-    assert!(mutator.resize_run(&shape, &mut indices, 3, 7));
+    assert!(mutator.resize_run(&Stored::read(&shape, &indices), &mut indices, 3, 7));
     assert_eq!(value_of::<String>(&indices), "abccccc");
     let shape = shape_of::<String>(&indices);
-    assert!(mutator.resize_run(&shape, &mut indices, 7, 2));
+    assert!(mutator.resize_run(&Stored::read(&shape, &indices), &mut indices, 7, 2));
     assert_eq!(value_of::<String>(&indices), "ab");
 }
 

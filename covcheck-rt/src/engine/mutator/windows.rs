@@ -5,8 +5,9 @@
 //! constant), read and write them.
 
 use super::Shape;
-use super::bytes::{Element, byte_runs, index_at};
+use super::bytes::Element;
 use super::compare::write_site;
+use super::stored::Stored;
 
 /// A place in an input that holds a value of some width: an integer draw of
 /// that width, or as many bytes of a string or byte vector, in either order.
@@ -22,13 +23,15 @@ impl Window {
     /// Writes `value` into the window; true when the input changed.
     pub(super) fn write(&self, shape: &Shape, indices: &mut [u64], value: u64) -> bool {
         match self {
-            Window::Draw(position) => match shape.ints[position].index_of(value) {
-                Some(index) if indices[*position] != index => {
-                    indices[*position] = index;
-                    true
+            Window::Draw(position) => {
+                match shape.ints.get(*position).and_then(|d| d.index_of(value)) {
+                    Some(index) if indices[*position] != index => {
+                        indices[*position] = index;
+                        true
+                    }
+                    _ => false,
                 }
-                _ => false,
-            },
+            }
             Window::Bytes {
                 elements,
                 big_endian,
@@ -52,19 +55,25 @@ pub(super) fn find_windows(
     shape: &Shape,
     indices: &[u64],
     size: u8,
+    keep: impl FnMut(u64) -> bool,
+) -> Vec<(Window, u64)> {
+    find_windows_in(&Stored::read(shape, indices), size, keep)
+}
+
+/// [`find_windows`] in an input already read.
+pub(super) fn find_windows_in(
+    stored: &Stored,
+    size: u8,
     mut keep: impl FnMut(u64) -> bool,
 ) -> Vec<(Window, u64)> {
     let width = usize::from(size);
     let mut out = Vec::new();
-    for (&position, draw) in shape.ints.range(..indices.len()) {
-        if draw.bits == 8 * u32::from(size)
-            && let Some(value) = draw.value_bits(index_at(indices, position))
-            && keep(value)
-        {
-            out.push((Window::Draw(position), value));
+    for draw in &stored.draws {
+        if draw.bits == 8 * u32::from(size) && keep(draw.value) {
+            out.push((Window::Draw(draw.position), draw.value));
         }
     }
-    for run in byte_runs(shape, indices) {
+    for run in &stored.runs {
         for window in run.windows(width) {
             for big_endian in [true, false] {
                 let value = decode(window, big_endian);

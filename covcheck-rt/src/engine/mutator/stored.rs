@@ -1,0 +1,51 @@
+//! What an input stores, read once for a search that looks at it many
+//! times: the value of each integer draw, and each string or byte vector's
+//! elements and bytes.
+//!
+//! Input-to-state tries up to 16 comparisons per mutation, and each try
+//! looks for its operand in every draw and every run. Reading the input
+//! anew for each try, as the solvers did, made input-to-state half of a
+//! campaign's time on an input of 64 bytes; a failed try changes nothing,
+//! so one reading serves them all.
+
+use super::Shape;
+use super::bytes::{Element, byte_runs, index_at};
+
+/// An integer draw of at most 64 bits, with the value it holds.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StoredDraw {
+    pub(super) position: usize,
+    pub(super) bits: u32,
+    /// The value's bit pattern ([`crate::source::IntDraw::value_bits`]).
+    pub(super) value: u64,
+}
+
+/// An input's integer draws and byte runs, as they were when read: valid
+/// until the input changes.
+pub(super) struct Stored {
+    /// The draws before the end of the input, by position.
+    pub(super) draws: Vec<StoredDraw>,
+    /// The runs of string and byte-vector elements ([`byte_runs`]).
+    pub(super) runs: Vec<Vec<Element>>,
+    /// The bytes of each run.
+    pub(super) bytes: Vec<Vec<u8>>,
+}
+
+impl Stored {
+    pub(super) fn read(shape: &Shape, indices: &[u64]) -> Stored {
+        let draws = (shape.ints.before(indices.len()).iter())
+            .filter_map(|draw| {
+                Some(StoredDraw {
+                    position: draw.position,
+                    bits: draw.bits,
+                    value: draw.value_bits(index_at(indices, draw.position))?,
+                })
+            })
+            .collect();
+        let runs = byte_runs(shape, indices);
+        let bytes = (runs.iter())
+            .map(|run| run.iter().map(|e| e.byte).collect())
+            .collect();
+        Stored { draws, runs, bytes }
+    }
+}
