@@ -222,9 +222,6 @@ impl ChoiceMutator {
         to: u64,
         size: u8,
     ) -> bool {
-        if stored.runs.is_empty() {
-            return false; // nowhere to spell it
-        }
         let mut encodings = encodings(from, to, size);
         while !encodings.is_empty() {
             let (from, to, text) = encodings.swap_remove(self.rng.index(encodings.len()));
@@ -294,23 +291,20 @@ pub(super) fn write_site(
 
 /// The ways a compared integer of `size` bytes may be spelled in an input's
 /// bytes, as `(from, to, is_decimal_text)`.
-pub(super) fn encodings(from: u64, to: u64, size: u8) -> Vec<(Vec<u8>, Vec<u8>, bool)> {
-    let mut out = Vec::new();
+pub(super) fn encodings(from: u64, to: u64, size: u8) -> Vec<(Spelling, Spelling, bool)> {
+    let mut out: Vec<(Spelling, Spelling, bool)> = Vec::with_capacity(8);
     let size = usize::from(size.clamp(1, 8));
     for width in [size, 4, 2] {
         let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
         if width > size || (width < size && !(fits(from) && fits(to))) {
             continue;
         }
-        let le = |v: u64| v.to_le_bytes()[..width].to_vec();
-        let be = |v: u64| v.to_be_bytes()[8 - width..].to_vec();
-        if !out
-            .iter()
-            .any(|(f, _, _): &(Vec<u8>, Vec<u8>, bool)| *f == le(from))
-        {
+        let le = |v: u64| Spelling::new(&v.to_le_bytes()[..width]);
+        let be = |v: u64| Spelling::new(&v.to_be_bytes()[8 - width..]);
+        if !out.iter().any(|(f, ..)| *f == le(from)) {
             out.push((le(from), le(to), false));
         }
-        if width > 1 && !out.iter().any(|(f, _, _)| *f == be(from)) {
+        if width > 1 && !out.iter().any(|(f, ..)| *f == be(from)) {
             out.push((be(from), be(to), false));
         }
     }
@@ -320,13 +314,73 @@ pub(super) fn encodings(from: u64, to: u64, size: u8) -> Vec<(Vec<u8>, Vec<u8>, 
         ((v << shift) as i64) >> shift
     };
     out.push((
-        from.to_string().into_bytes(),
-        to.to_string().into_bytes(),
+        Spelling::decimal(i128::from(from)),
+        Spelling::decimal(i128::from(to)),
         true,
     ));
     if signed(from) < 0 || signed(to) < 0 {
-        let (f, t) = (signed(from).to_string(), signed(to).to_string());
-        out.push((f.into_bytes(), t.into_bytes(), true));
+        let (f, t) = (signed(from), signed(to));
+        out.push((
+            Spelling::decimal(i128::from(f)),
+            Spelling::decimal(i128::from(t)),
+            true,
+        ));
     }
     out
+}
+
+/// An integer spelled in bytes: a few bytes of it in either order, or its
+/// decimal digits. Kept inline: input-to-state lists every spelling of an
+/// operand for each comparison it tries, and as vectors and strings they
+/// were a tenth of a campaign's time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Spelling {
+    bytes: [u8; 24],
+    len: u8,
+}
+
+impl Spelling {
+    fn new(bytes: &[u8]) -> Spelling {
+        let mut spelling = Spelling {
+            bytes: [0; 24],
+            len: bytes.len() as u8,
+        };
+        spelling.bytes[..bytes.len()].copy_from_slice(bytes);
+        spelling
+    }
+
+    /// `value` in decimal, with a `-` when negative (at most 20 bytes for
+    /// any 64-bit value).
+    fn decimal(value: i128) -> Spelling {
+        let mut digits = [0u8; 24];
+        let mut at = digits.len();
+        let mut rest = value.unsigned_abs();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        if value < 0 {
+            at -= 1;
+            digits[at] = b'-';
+        }
+        Spelling::new(&digits[at..])
+    }
+}
+
+impl std::ops::Deref for Spelling {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Debug for Spelling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", &**self)
+    }
 }

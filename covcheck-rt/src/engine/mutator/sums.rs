@@ -194,7 +194,7 @@ impl InputValues {
                 .any(|(bytes, ..)| {
                     self.runs
                         .iter()
-                        .any(|run| run.windows(bytes.len()).any(|w| w == bytes))
+                        .any(|run| run.windows(bytes.len()).any(|w| *w == *bytes))
                 })
     }
 }

@@ -693,3 +693,37 @@ fn input_to_state_solves_a_stored_length_plus_a_constant() {
     expected.extend([7; 11]);
     assert!(values.contains(&expected), "{values:?}");
 }
+
+#[test]
+fn a_compared_integer_is_spelled_in_either_byte_order_and_in_decimal() {
+    let spelled = |from, to, size| -> Vec<(Vec<u8>, Vec<u8>, bool)> {
+        compare::encodings(from, to, size)
+            .iter()
+            .map(|(from, to, text)| (from.to_vec(), to.to_vec(), *text))
+            .collect()
+    };
+    assert_eq!(
+        spelled(0x1234, 0xBEEF, 2),
+        [
+            (vec![0x34, 0x12], vec![0xEF, 0xBE], false),
+            (vec![0x12, 0x34], vec![0xBE, 0xEF], false),
+            (b"4660".to_vec(), b"48879".to_vec(), true),
+            (b"4660".to_vec(), b"-16657".to_vec(), true),
+        ]
+    );
+    let decimals: Vec<_> = spelled(i64::MIN as u64, u64::MAX, 8)
+        .into_iter()
+        .filter(|(.., text)| *text)
+        .collect();
+    assert_eq!(
+        decimals,
+        [
+            (
+                b"9223372036854775808".to_vec(),
+                b"18446744073709551615".to_vec(),
+                true
+            ),
+            (b"-9223372036854775808".to_vec(), b"-1".to_vec(), true),
+        ]
+    );
+}
