@@ -349,12 +349,13 @@ impl Spelling {
         spelling
     }
 
-    /// `value` in decimal, with a `-` when negative (at most 20 bytes for
-    /// any 64-bit value).
+    /// `value`, a 64-bit integer signed or not, in decimal, with a `-` when
+    /// negative (at most 20 bytes).
     fn decimal(value: i128) -> Spelling {
         let mut digits = [0u8; 24];
         let mut at = digits.len();
-        let mut rest = value.unsigned_abs();
+        // In 64 bits: a 128-bit division is a library call per digit.
+        let mut rest = u64::try_from(value.unsigned_abs()).unwrap_or(u64::MAX);
         loop {
             at -= 1;
             digits[at] = b'0' + (rest % 10) as u8;
