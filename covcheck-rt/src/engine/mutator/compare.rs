@@ -23,8 +23,19 @@ impl ChoiceMutator {
         if total == 0 {
             return false;
         }
-        // A try that fails changes nothing: one reading serves all of them.
-        let stored = Stored::read(shape, indices);
+        // A try that fails changes nothing: one reading serves all of them,
+        // into the buffer of the last one.
+        let mut stored = std::mem::take(&mut self.stored);
+        stored.reread(shape, indices);
+        let applied = self.try_comparisons(shape, &stored, indices);
+        self.stored = stored;
+        applied
+    }
+
+    /// [`ChoiceMutator::input_to_state`]'s tries.
+    fn try_comparisons(&mut self, shape: &Shape, stored: &Stored, indices: &mut Vec<u64>) -> bool {
+        let cmps = &shape.comparisons;
+        let total = cmps.ints.len() + cmps.bytes.len();
         // A few tries: a random comparison may not involve any draw.
         for _ in 0..16 {
             let pick = self.rng.index(total);
@@ -37,20 +48,20 @@ impl ChoiceMutator {
                 };
                 self.replace_int(
                     shape,
-                    &stored,
+                    stored,
                     indices,
                     IntCmp {
                         a: from,
                         b: to,
                         size: cmp.size,
                     },
-                ) || self.resize_run(&stored, indices, from, to)
-                    || self.replace_encoded(shape, &stored, indices, from, to, cmp.size)
-                    || self.replace_offset(shape, &stored, indices, from, to)
+                ) || self.resize_run(stored, indices, from, to)
+                    || self.replace_encoded(shape, stored, indices, from, to, cmp.size)
+                    || self.replace_offset(shape, stored, indices, from, to)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
-                self.replace_bytes(shape, &stored, indices, from, to)
+                self.replace_bytes(shape, stored, indices, from, to)
             };
             if applied {
                 return true;

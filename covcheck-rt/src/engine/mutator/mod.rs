@@ -83,6 +83,8 @@ pub struct ChoiceMutator {
     /// How often each enum variant, by (span label, variant index), occurs
     /// in the corpus entries that found new coverage.
     variant_uses: HashMap<(u64, u64), u32>,
+    /// The buffer [`ChoiceMutator::input_to_state`] reads an input into.
+    stored: stored::Stored,
     /// The integer literals among `literals` (which spell them in
     /// decimal), read once: [`ChoiceMutator::interesting`] writes them into
     /// integer draws.
@@ -146,6 +148,7 @@ impl ChoiceMutator {
             written: Vec::new(),
             xor_solved: Vec::new(),
             variant_uses: HashMap::new(),
+            stored: stored::Stored::default(),
             numbers: std::cell::OnceCell::new(),
         }
     }

@@ -22,6 +22,7 @@ pub(super) struct StoredDraw {
 
 /// An input's integer draws and byte runs, as they were when read: valid
 /// until the input changes.
+#[derive(Default)]
 pub(super) struct Stored {
     /// The draws before the end of the input, by position.
     pub(super) draws: Vec<StoredDraw>,
@@ -33,19 +34,26 @@ pub(super) struct Stored {
 
 impl Stored {
     pub(super) fn read(shape: &Shape, indices: &[u64]) -> Stored {
-        let draws = (shape.ints.before(indices.len()).iter())
-            .filter_map(|draw| {
+        let mut stored = Stored::default();
+        stored.reread(shape, indices);
+        stored
+    }
+
+    /// Reads `indices` into this one, reusing its buffer for the draws.
+    pub(super) fn reread(&mut self, shape: &Shape, indices: &[u64]) {
+        self.draws.clear();
+        self.draws.extend(
+            (shape.ints.before(indices.len()).iter()).filter_map(|draw| {
                 Some(StoredDraw {
                     position: draw.position,
                     bits: draw.bits,
                     value: draw.value_bits(index_at(indices, draw.position))?,
                 })
-            })
-            .collect();
-        let runs = byte_runs(shape, indices);
-        let bytes = (runs.iter())
+            }),
+        );
+        self.runs = byte_runs(shape, indices);
+        self.bytes = (self.runs.iter())
             .map(|run| run.iter().map(|e| e.byte).collect())
             .collect();
-        Stored { draws, runs, bytes }
     }
 }
