@@ -394,6 +394,27 @@ mod tests {
     }
 
     #[test]
+    fn the_portable_scan_and_the_one_the_processor_gets_agree() {
+        // On a processor with AVX2 the tests above run its copy; this runs
+        // the portable one too, which other processors get.
+        let mut blocks = vec![[0u64; 8]; 37];
+        for (b, k) in [(0, 0), (3, 7), (4, 0), (11, 3), (16, 1), (36, 7)] {
+            blocks[b][k] = 1 << (8 * (b % 8));
+        }
+        let mut from = 0;
+        let mut found = Vec::new();
+        while from < blocks.len() {
+            let next = next_nonzero_block_in(&blocks, from);
+            assert_eq!(next, next_nonzero_block(&blocks, from));
+            found.push(next);
+            from = next + 1;
+        }
+        assert_eq!(found, [0, 3, 4, 11, 16, 36]);
+        assert_eq!(next_nonzero_block_in(&blocks, 37), 37);
+        assert_eq!(next_nonzero_block_in(&[], 0), 0);
+    }
+
+    #[test]
     fn every_nonzero_counter_of_a_large_map_is_found_wherever_it_lies() {
         // Blocks of 64 counters are tested four at a time: counters at the
         // edges of blocks and of those groups, and in the tail past them.
