@@ -3,7 +3,7 @@
 //!
 //! Each tool runs the suite's fixed-length targets (`bench/suite/src/fixed.rs`:
 //! a trivial one and the three real-crate parsers), every execution on
-//! [`catalog::FIXED_LEN`] bytes: covcheck generates a `[u8; FIXED_LEN]`;
+//! [`FIXED_LEN`] bytes: covcheck generates a `[u8; FIXED_LEN]`;
 //! libFuzzer starts from one seed of that length with `-max_len` at it and
 //! `-len_control=0`, and its harness pads or cuts what it is given to that
 //! length. The suite's probe counts the executions of both alike, from the
