@@ -58,6 +58,7 @@ impl ChoiceMutator {
                 ) || self.resize_run(stored, indices, from, to)
                     || self.replace_encoded(shape, stored, indices, from, to, cmp.size)
                     || self.replace_offset(shape, stored, indices, from, to)
+                    || self.grow_past_offset(shape, stored, indices, from, to)
             } else {
                 let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
                 let (from, to) = if self.rng.percent(50) { (a, b) } else { (b, a) };
@@ -179,6 +180,58 @@ impl ChoiceMutator {
         let (window, x) = sites.swap_remove(self.rng.index(sites.len()));
         let offset = from.wrapping_sub(x);
         window.write(shape, indices, to.wrapping_sub(offset))
+    }
+
+    /// [`ChoiceMutator::replace_offset`] where the input is too short for
+    /// any stored value to do: a chunk's end (`length + 8`) compared with
+    /// the bytes left after a header, fewer than the offset. The stored
+    /// value becomes zero, and a string or byte vector whose length lies
+    /// within [`MAX_OFFSET`] above `to` (the bytes left are what follows
+    /// the header) grows by the offset less `to`, copies of its last
+    /// element, so that the chunk's end is the input's. A first entry that
+    /// got past a signature is often this short, and no growth alone
+    /// reaches new code while the length stays out of reach.
+    fn grow_past_offset(
+        &mut self,
+        shape: &Shape,
+        stored: &Stored,
+        indices: &mut Vec<u64>,
+        from: u64,
+        to: u64,
+    ) -> bool {
+        if from < MIN_OFFSET_SOLVED || to >= MAX_OFFSET {
+            return false;
+        }
+        let short_by = |x: u64| {
+            let offset = from.wrapping_sub(x);
+            (offset > to && offset <= MAX_OFFSET).then_some(offset - to)
+        };
+        let mut sites = Vec::new();
+        for size in [2u8, 4, 8] {
+            sites.extend(find_windows_in(stored, size, |x| short_by(x).is_some()));
+        }
+        let runs: Vec<&Vec<Element>> = (stored.runs.iter())
+            .filter(|run| {
+                (run.len() as u64)
+                    .checked_sub(to)
+                    .is_some_and(|k| k <= MAX_OFFSET)
+            })
+            .collect();
+        if sites.is_empty() || runs.is_empty() {
+            return false;
+        }
+        let (window, x) = sites.swap_remove(self.rng.index(sites.len()));
+        let run = runs[self.rng.index(runs.len())];
+        let grow = short_by(x).expect("a site is short") as usize;
+        let last = run[run.len() - 1].value;
+        if last >= indices.len() {
+            return false;
+        }
+        window.write(shape, indices, 0);
+        let element = [1, indices[last]];
+        let extra: Vec<u64> = element.iter().copied().cycle().take(2 * grow).collect();
+        indices.splice(last + 1..last + 1, extra);
+        true
     }
 
     /// A string or byte vector whose length was compared with another number

@@ -695,6 +695,25 @@ fn input_to_state_solves_a_stored_length_plus_a_constant() {
 }
 
 #[test]
+fn a_length_out_of_reach_of_a_short_input_is_zeroed_and_the_input_grown() {
+    // The same length, with 6 bytes left: no length fits. It becomes 0 and
+    // the vector grows by 8 - 6 bytes, so that length + 8 is what is left.
+    let mut bytes = vec![0x01, 0x00, 0x00, 0x00];
+    bytes.extend([7; 6]);
+    let indices = byte_choices(&bytes);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.ints = vec![IntCmp {
+        a: 0x0100_0008,
+        b: 6,
+        size: 8,
+    }];
+    let values: Vec<Vec<u8>> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
+    let mut expected = vec![0, 0, 0, 0];
+    expected.extend([7; 8]);
+    assert!(values.contains(&expected), "{values:?}");
+}
+
+#[test]
 fn a_compared_integer_is_spelled_in_either_byte_order_and_in_decimal() {
     let spelled = |from, to, size| -> Vec<(Vec<u8>, Vec<u8>, bool)> {
         compare::encodings(from, to, size)
