@@ -68,7 +68,7 @@ pub fn main(args: &[String], root: &Path) -> Result<(), String> {
     let (mut trivial_with, mut trivial_without) = (Vec::new(), Vec::new());
     for round in 1..=options.rounds {
         for (k, target) in FIXED.iter().enumerate() {
-            covcheck[k].push(runs.campaign(target, round, false)?);
+            covcheck[k].push(runs.campaign(target, round)?);
             libfuzzer[k].push(runs.libfuzzer(target, round)?);
             eprintln!(
                 "throughput: round {round} {target}: covcheck {:.0}/s, libFuzzer {:.0}/s",
@@ -161,8 +161,8 @@ impl Runs {
     }
 
     /// Executions per second of one campaign (one worker) on `target`.
-    fn campaign(&self, target: &str, seed: u64, without_extras: bool) -> Result<f64, String> {
-        let mut command = self.command(None, without_extras);
+    fn campaign(&self, target: &str, seed: u64) -> Result<f64, String> {
+        let mut command = self.command(None, false);
         command
             .args(["--exact", &format!("covcheck_harness::{target}")])
             .args(["--time", &format!("{}ms", self.budget.as_millis())])
