@@ -228,9 +228,7 @@ impl ChoiceMutator {
             return false;
         }
         window.write(shape, indices, 0);
-        let element = [1, indices[last]];
-        let extra: Vec<u64> = element.iter().copied().cycle().take(2 * grow).collect();
-        indices.splice(last + 1..last + 1, extra);
+        append_copies(indices, last, grow);
         true
     }
 
@@ -260,14 +258,7 @@ impl ChoiceMutator {
             let cut = run[to].value - 1;
             indices.drain(cut..=last);
         } else {
-            let element = [1, indices[last]];
-            let extra: Vec<u64> = element
-                .iter()
-                .copied()
-                .cycle()
-                .take(2 * (to - run.len()))
-                .collect();
-            indices.splice(last + 1..last + 1, extra);
+            append_copies(indices, last, to - run.len());
         }
         true
     }
@@ -331,6 +322,14 @@ impl ChoiceMutator {
         let (r, range) = sites.swap_remove(self.rng.index(sites.len()));
         splice_bytes(shape, indices, &stored.runs[r], range, to)
     }
+}
+
+/// Appends `count` copies of the element whose value choice is at `last`
+/// (the last of its string or byte vector), each a "more" flag and the value.
+fn append_copies(indices: &mut Vec<u64>, last: usize, count: usize) {
+    let element = [1, indices[last]];
+    let extra: Vec<u64> = element.iter().copied().cycle().take(2 * count).collect();
+    indices.splice(last + 1..last + 1, extra);
 }
 
 /// Writes `bytes` over the elements of `site`; true when any changed.
