@@ -11,17 +11,51 @@ pub struct Rng {
     state: u64,
 }
 
+/// SplitMix64's step: each draw adds it to the state.
+const STEP: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// `STEP`'s inverse modulo 2^64 (it is odd), which turns a distance between
+/// two states into a count of draws. Newton's iteration doubles the correct
+/// low bits each round, from 3 bits (an odd number is its own inverse
+/// modulo 8).
+const STEP_INVERSE: u64 = {
+    let mut inverse = STEP;
+    let mut round = 0;
+    while round < 5 {
+        inverse = inverse.wrapping_mul(2u64.wrapping_sub(STEP.wrapping_mul(inverse)));
+        round += 1;
+    }
+    inverse
+};
+
 impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng { state: seed }
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        self.state = self.state.wrapping_add(STEP);
         let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// How many numbers were drawn since `earlier`, a copy of this RNG.
+    /// Every method draws a fixed count of them, whatever their values.
+    #[cfg_attr(not(feature = "campaign"), allow(dead_code))]
+    pub fn draws_since(&self, earlier: &Rng) -> u64 {
+        self.state
+            .wrapping_sub(earlier.state)
+            .wrapping_mul(STEP_INVERSE)
+    }
+
+    /// Moves on as `draws` numbers drawn would, without computing them: a
+    /// search that knows it would fail again skips it, and the stream after
+    /// it stays what it was.
+    #[cfg_attr(not(feature = "campaign"), allow(dead_code))]
+    pub fn skip(&mut self, draws: u64) {
+        self.state = self.state.wrapping_add(draws.wrapping_mul(STEP));
     }
 
     pub fn next_u128(&mut self) -> u128 {
@@ -74,6 +108,21 @@ mod tests {
         let mut rng = Rng::new(1234567);
         assert_eq!(rng.next_u64(), 6457827717110365317);
         assert_eq!(rng.next_u64(), 3203168211198807973);
+    }
+
+    #[test]
+    fn skipping_draws_leaves_the_stream_where_drawing_them_would() {
+        let mut drawn = Rng::new(42);
+        let start = drawn.clone();
+        for len in [1, 7, 100, 3] {
+            drawn.index(len);
+        }
+        drawn.next_u128();
+        assert_eq!(drawn.draws_since(&start), 6);
+        let mut skipped = start.clone();
+        skipped.skip(6);
+        assert_eq!(skipped.next_u64(), drawn.next_u64());
+        assert_eq!(start.draws_since(&start), 0);
     }
 
     #[test]

@@ -85,6 +85,11 @@ pub struct ChoiceMutator {
     variant_uses: HashMap<(u64, u64), u32>,
     /// The buffer [`ChoiceMutator::input_to_state`] reads an input into.
     stored: stored::Stored,
+    /// The tries of input-to-state that found nowhere to write in `stored`.
+    dead_ends: Vec<compare::DeadEnd>,
+    /// How many times input-to-state's solvers picked a place to write at:
+    /// a try that picked none found none.
+    sites_picked: u64,
     /// The integer literals among `literals` (which spell them in
     /// decimal), read once: [`ChoiceMutator::interesting`] writes them into
     /// integer draws.
@@ -149,6 +154,8 @@ impl ChoiceMutator {
             xor_solved: Vec::new(),
             variant_uses: HashMap::new(),
             stored: stored::Stored::default(),
+            dead_ends: Vec::new(),
+            sites_picked: 0,
             numbers: std::cell::OnceCell::new(),
         }
     }

@@ -35,6 +35,20 @@ pub struct Shape {
     /// What kinds of content the input has, for picking only the mutations
     /// that apply to it.
     pub(super) has: Contents,
+    /// Tells this shape from every other: what the mutator read off an
+    /// input of this shape holds until either changes.
+    pub(super) id: ShapeId,
+}
+
+/// A number no other shape in the process has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ShapeId(u64);
+
+impl Default for ShapeId {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        ShapeId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// Which kinds of content an input has.
@@ -101,6 +115,7 @@ impl Shape {
             misses: Vec::new(),
             failed,
             has: Contents::default(),
+            id: ShapeId::default(),
         }
     }
 }

@@ -10,6 +10,7 @@
 
 use super::Shape;
 use super::bytes::{Element, byte_runs, index_at};
+use super::shape::ShapeId;
 
 /// An integer draw of at most 64 bits, with the value it holds.
 #[derive(Clone, Copy, Debug)]
@@ -30,6 +31,10 @@ pub(super) struct Stored {
     pub(super) runs: Vec<Vec<Element>>,
     /// The bytes of each run.
     pub(super) bytes: Vec<Vec<u8>>,
+    /// The input this was read from: its shape and its choices. Stages
+    /// mutate copies of one corpus entry, so an input to mutate is often
+    /// the one read last.
+    read_from: (Option<ShapeId>, Vec<u64>),
 }
 
 impl Stored {
@@ -39,8 +44,21 @@ impl Stored {
         stored
     }
 
+    /// Reads `indices` (of `shape`) unless this holds them already;
+    /// returns whether it read them anew.
+    pub(super) fn update(&mut self, shape: &Shape, indices: &[u64]) -> bool {
+        if self.read_from.0 == Some(shape.id) && self.read_from.1 == indices {
+            return false;
+        }
+        self.reread(shape, indices);
+        self.read_from.0 = Some(shape.id);
+        self.read_from.1.clear();
+        self.read_from.1.extend_from_slice(indices);
+        true
+    }
+
     /// Reads `indices` into this one, reusing its buffer for the draws.
-    pub(super) fn reread(&mut self, shape: &Shape, indices: &[u64]) {
+    fn reread(&mut self, shape: &Shape, indices: &[u64]) {
         self.draws.clear();
         self.draws.extend(
             (shape.ints.before(indices.len()).iter()).filter_map(|draw| {

@@ -331,6 +331,42 @@ fn input_to_state_patches_a_big_endian_field_in_bytes() {
 }
 
 #[test]
+fn input_to_state_skips_its_dead_ends_and_draws_what_searching_them_would() {
+    // No operand of these comparisons is anywhere in the input.
+    let indices = byte_choices(&[9, 9, 9, 9]);
+    let mut shape = shape_of::<Vec<u8>>(&indices);
+    shape.comparisons.ints = vec![
+        IntCmp {
+            a: 1000,
+            b: 2000,
+            size: 8,
+        },
+        IntCmp {
+            a: 70_000,
+            b: 80_000,
+            size: 4,
+        },
+    ];
+    shape.comparisons.bytes = vec![(b"ab".to_vec(), b"cd".to_vec())];
+    let mut remembering = ChoiceMutator::new(7, true);
+    let mut searching = ChoiceMutator::new(7, true);
+    let stored = Stored::read(&shape, &indices);
+    for _ in 0..3 {
+        let mut copy = indices.clone();
+        assert!(!remembering.input_to_state(&shape, &mut copy));
+        assert_eq!(copy, indices);
+        // The same tries, each searched in full.
+        for _ in 0..16 {
+            let pick = searching.rng.index(3);
+            let forward = searching.rng.percent(50);
+            assert!(!searching.try_comparison(&shape, &stored, &mut copy, pick, forward));
+        }
+    }
+    assert_eq!(remembering.dead_ends.len(), 6, "every try is a dead end");
+    assert_eq!(remembering.rng.next_u64(), searching.rng.next_u64());
+}
+
+#[test]
 fn input_to_state_rewrites_a_number_in_text() {
     let indices = string_choices("len=123;");
     let mut shape = shape_of::<String>(&indices);
