@@ -309,19 +309,91 @@ pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const 
     }
 }
 
-/// Byte-wise comparison that the optimiser cannot turn back into a call to
-/// `memcmp` (which would recurse): the reads are volatile.
+/// Compares as `memcmp` does: with libc's own (vectorised for the
+/// processor) once it is found, and with [`compare_volatile`] until then
+/// or where it is not (a static build). Every slice comparison in the
+/// process comes here, the campaign's own included (a mutant compared with
+/// its original, 8 bytes a choice): byte by byte they were a twentieth of
+/// a campaign's time on a 64-byte input.
+///
+/// # Safety
+/// `a` and `b` must be valid for `n` bytes.
+unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> i32 {
+    match libc_memcmp() {
+        // SAFETY: as memcmp, which it is.
+        Some(memcmp) => unsafe { memcmp(a, b, n) },
+        // SAFETY: as this function.
+        None => unsafe { compare_volatile(a, b, n) },
+    }
+}
+
+type Memcmp = unsafe extern "C" fn(*const u8, *const u8, usize) -> i32;
+
+/// libc's `memcmp`, the next one past this binary's ([`libc::RTLD_NEXT`]).
+/// The first call looks it up and gets `None`, as does any call while the
+/// lookup runs (`dlsym` might compare bytes itself).
+fn libc_memcmp() -> Option<Memcmp> {
+    /// The function's address; [`NOT_LOOKED_UP`] before the lookup, and
+    /// [`NOT_FOUND`] during it and when it failed.
+    static FOUND: AtomicUsize = AtomicUsize::new(NOT_LOOKED_UP);
+    const NOT_LOOKED_UP: usize = 0;
+    const NOT_FOUND: usize = 1;
+    match FOUND.load(Ordering::Acquire) {
+        NOT_LOOKED_UP => {
+            if FOUND
+                .compare_exchange(
+                    NOT_LOOKED_UP,
+                    NOT_FOUND,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+            {
+                // SAFETY: a lookup by a valid C string.
+                let found = unsafe { libc::dlsym(libc::RTLD_NEXT, c"memcmp".as_ptr()) } as usize;
+                if found != 0 && found != memcmp as *const () as usize && found != NOT_FOUND {
+                    FOUND.store(found, Ordering::Release);
+                }
+            }
+            None
+        }
+        NOT_FOUND => None,
+        // SAFETY: the address of libc's `memcmp`, whose type this is.
+        found => Some(unsafe { std::mem::transmute::<usize, Memcmp>(found) }),
+    }
+}
+
+/// A comparison that the optimiser cannot turn back into a call to
+/// `memcmp` (which would recurse): the reads are volatile. Equal stretches
+/// are compared eight bytes at a time.
 ///
 /// # Safety
 /// `a` and `b` must be valid for `n` bytes.
 #[inline(never)]
-unsafe fn compare(a: *const u8, b: *const u8, n: usize) -> i32 {
-    for i in 0..n {
-        // SAFETY: the caller guarantees both ranges are valid.
+unsafe fn compare_volatile(a: *const u8, b: *const u8, n: usize) -> i32 {
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: the caller guarantees both ranges are valid; an array of
+        // bytes needs no alignment.
+        let (x, y) = unsafe {
+            (
+                a.add(i).cast::<[u8; 8]>().read_volatile(),
+                b.add(i).cast::<[u8; 8]>().read_volatile(),
+            )
+        };
+        if u64::from_ne_bytes(x) != u64::from_ne_bytes(y) {
+            // The first difference is within these eight bytes.
+            break;
+        }
+        i += 8;
+    }
+    while i < n {
+        // SAFETY: as above.
         let (x, y) = unsafe { (a.add(i).read_volatile(), b.add(i).read_volatile()) };
         if x != y {
             return i32::from(x) - i32::from(y);
         }
+        i += 1;
     }
     0
 }
@@ -367,4 +439,45 @@ pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
     trace_bytes(a, b, n);
     // SAFETY: as bcmp.
     unsafe { compare(a, b, n) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs of byte strings differing at each position of each length
+    /// around the eight-byte steps, in both directions, and equal ones.
+    fn pairs() -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut pairs = Vec::new();
+        for len in 0..20 {
+            let a: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37)).collect();
+            pairs.push((a.clone(), a.clone()));
+            for at in 0..len {
+                let mut b = a.clone();
+                b[at] = b[at].wrapping_add(200);
+                pairs.push((a.clone(), b.clone()));
+                pairs.push((b, a.clone()));
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn both_comparisons_order_bytes_as_memcmp_does() {
+        // The first call only looks libc's up.
+        let _ = libc_memcmp();
+        assert!(libc_memcmp().is_some(), "libc's memcmp is found");
+        for (a, b) in pairs() {
+            let expected = a.cmp(&b);
+            // SAFETY: both are valid for their (equal) length.
+            let (found, volatile) = unsafe {
+                (
+                    compare(a.as_ptr(), b.as_ptr(), a.len()),
+                    compare_volatile(a.as_ptr(), b.as_ptr(), a.len()),
+                )
+            };
+            assert_eq!(found.cmp(&0), expected, "{a:?} {b:?}");
+            assert_eq!(volatile.cmp(&0), expected, "{a:?} {b:?}");
+        }
+    }
 }
