@@ -119,26 +119,8 @@ pub fn runs() -> u64 {
 
 /// Runs `property` on `src`, recording argument renderings when `render`.
 pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case {
-    RUNS.fetch_add(1, Ordering::Relaxed);
-    install_hook();
-    coverage_gate::set_open(false);
     src.set_rendering(render);
-    CAPTURING.with(|c| c.set(true));
-    LAST_PANIC.with(|p| p.borrow_mut().take());
-    crate::case_watch::executed();
-    let result = crate::call_path::below_here(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| property(&mut src)))
-    });
-    CAPTURING.with(|c| c.set(false));
-    coverage_gate::set_open(false);
-    let status = match result {
-        Ok(Ok(())) => Status::Passed,
-        Ok(Err(message)) => Status::Failed(Failure {
-            message: escape_invalid_utf8(message),
-            origin: Origin::ReturnedErr,
-        }),
-        Err(payload) => classify_panic(payload),
-    };
+    let status = execute_in(property, &mut src);
     let args = src.take_rendered();
     let (choices, spans) = src.into_record();
     Case {
@@ -146,6 +128,30 @@ pub fn execute(property: &PropertyFn<'_>, mut src: Source, render: bool) -> Case
         spans,
         status,
         args,
+    }
+}
+
+/// Runs `property` on `src`, which keeps the record of the choices made:
+/// a campaign reuses one source for every execution
+/// ([`Source::replay_again`]) rather than allocate one each time.
+pub(crate) fn execute_in(property: &PropertyFn<'_>, src: &mut Source) -> Status {
+    RUNS.fetch_add(1, Ordering::Relaxed);
+    install_hook();
+    coverage_gate::set_open(false);
+    CAPTURING.with(|c| c.set(true));
+    LAST_PANIC.with(|p| p.borrow_mut().take());
+    crate::case_watch::executed();
+    let result =
+        crate::call_path::below_here(|| panic::catch_unwind(AssertUnwindSafe(|| property(src))));
+    CAPTURING.with(|c| c.set(false));
+    coverage_gate::set_open(false);
+    match result {
+        Ok(Ok(())) => Status::Passed,
+        Ok(Err(message)) => Status::Failed(Failure {
+            message: escape_invalid_utf8(message),
+            origin: Origin::ReturnedErr,
+        }),
+        Err(payload) => classify_panic(payload),
     }
 }
 

@@ -36,12 +36,10 @@ impl Named for HostMutator {
 impl<S: HasCurrentCorpusId> Mutator<ChoiceInput, S> for HostMutator {
     fn mutate(&mut self, state: &mut S, input: &mut ChoiceInput) -> Result<MutationResult, Error> {
         let entry = state.current_corpus_id()?.map_or(usize::MAX, |id| id.0);
-        match self.0.mutate(entry, &input.choices) {
-            Some(mutant) => {
-                input.choices = mutant;
-                Ok(MutationResult::Mutated)
-            }
-            None => Ok(MutationResult::Skipped),
+        if self.0.mutate(entry, &mut input.choices) {
+            Ok(MutationResult::Mutated)
+        } else {
+            Ok(MutationResult::Skipped)
         }
     }
 

@@ -37,18 +37,21 @@ impl HostCalls {
         unsafe { (self.0.commit)(self.0.ctx) }
     }
 
-    /// The host's mutant of `input`, a copy of corpus entry `entry`
-    /// (`usize::MAX` when none is current); `None` to skip it.
-    pub fn mutate(&self, entry: usize, input: &[u64]) -> Option<Vec<u64>> {
+    /// Replaces `choices`, a copy of corpus entry `entry` (`usize::MAX`
+    /// when none is current), by the host's mutant of it, in place (no
+    /// allocation per execution); false to skip it.
+    pub fn mutate(&self, entry: usize, choices: &mut Vec<u64>) -> bool {
         let mut out = Choices::lend(&[]);
-        // SAFETY: `new`'s promise; `input` is lent and `out` writable for
+        // SAFETY: `new`'s promise; `choices` is lent and `out` writable for
         // the call.
-        if !unsafe { (self.0.mutate)(self.0.ctx, entry, Choices::lend(input), &mut out) } {
-            return None;
+        if !unsafe { (self.0.mutate)(self.0.ctx, entry, Choices::lend(choices), &mut out) } {
+            return false;
         }
+        choices.clear();
         // SAFETY: the host lends `out` until its next callback; it is
         // copied before any.
-        Some(unsafe { out.as_slice() }.to_vec())
+        choices.extend_from_slice(unsafe { out.as_slice() });
+        true
     }
 
     /// After a mutant ran: whether it entered the corpus.

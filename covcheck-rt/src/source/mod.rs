@@ -141,9 +141,32 @@ impl Source {
     }
 
     /// The choices made so far.
-    #[cfg(test)]
+    #[cfg(any(test, feature = "campaign"))]
     pub(crate) fn choices(&self) -> &[Choice] {
         &self.choices
+    }
+
+    /// Starts replaying `indices` (then zeros) afresh, as
+    /// [`Source::replay`] would, in this source's buffers: a campaign
+    /// replays an input per execution, and a new source for each cost two
+    /// allocations or more every time.
+    #[cfg(feature = "campaign")]
+    pub(crate) fn replay_again(&mut self, indices: &[u64], limits: Limits) {
+        match &mut self.mode {
+            Mode::Replay(replayed) => {
+                replayed.clear();
+                replayed.extend_from_slice(indices);
+            }
+            Mode::Random(_) => self.mode = Mode::Replay(indices.to_vec()),
+        }
+        self.choices.clear();
+        self.choices.reserve(indices.len().min(limits.max_choices));
+        self.spans.clear();
+        self.depth = 0;
+        self.limits = limits;
+        self.rendered = None;
+        self.generate_only = false;
+        self.int_draws = None;
     }
 
     /// Runs `plan` with the RNG in random mode; `None` when replaying. Use it to

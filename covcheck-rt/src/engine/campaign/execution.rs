@@ -13,7 +13,7 @@ use super::focus::Focus;
 use super::targets::Targets;
 use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
-use crate::property::{Failure, Origin, PropertyFn, Status, execute};
+use crate::property::{Failure, Origin, PropertyFn, Status, execute_in};
 use crate::source::{Limits, Source};
 
 /// A failure the harness caught, with the execution count when it happened.
@@ -62,6 +62,9 @@ pub(super) struct Shared {
     /// counter is cleared before the next execution rather than only those
     /// that execution touched ([`Novelty::clear`]).
     runs_after_last: Cell<Option<u64>>,
+    /// The source every execution replays its input from, kept with its
+    /// buffers between executions.
+    source: RefCell<Option<Source>>,
 }
 
 impl Shared {
@@ -105,13 +108,16 @@ impl Shared {
         // Only performance mode reads the counter (which only its build
         // counts with): other campaigns pay nothing for it.
         let before = self.costs.as_ref().map(|_| crate::cost::edges_executed());
-        let case = execute(property, Source::replay(input.to_vec(), limits), false);
+        let mut src =
+            (self.source.borrow_mut().take()).unwrap_or_else(|| Source::replay(Vec::new(), limits));
+        src.replay_again(input, limits);
+        let status = execute_in(property, &mut src);
         self.runs_after_last.set(Some(crate::property::runs()));
         if let (Some(costs), Some(before)) = (&self.costs, before) {
             let cost = crate::cost::edges_executed().wrapping_sub(before);
             costs
                 .borrow_mut()
-                .observe(input, case.choices.len(), cost, self.fresh.get());
+                .observe(input, src.choices().len(), cost, self.fresh.get());
         }
         let mut targets = self.targets.borrow_mut();
         crate::target::stop(&mut targets.last);
@@ -122,7 +128,16 @@ impl Shared {
         let counters = unsafe { std::slice::from_raw_parts_mut(counters, len) };
         self.novelty.borrow_mut().observe(counters);
         self.focus.borrow_mut().observe(counters);
-        match case.status {
+        let failed = self.judge(status, &src);
+        *self.source.borrow_mut() = Some(src);
+        failed
+    }
+
+    /// Whether the execution that ended with `status` (its choices in
+    /// `src`) counts as a crash for LibAFL: a new failure caught, unless
+    /// the campaign is admitting its first inputs.
+    fn judge(&self, status: Status, src: &Source) -> bool {
+        match status {
             Status::Failed(ref failure) if self.known.borrow().contains(&failure.origin) => {
                 self.hit(&failure.origin);
                 false
@@ -131,7 +146,7 @@ impl Shared {
                 let mut caught = self.caught.borrow_mut();
                 if caught.is_none() {
                     *caught = Some(Caught {
-                        choices: case.indices(),
+                        choices: src.choices().iter().map(|c| c.index).collect(),
                         failure: failure.clone(),
                         execs: self.execs.get(),
                         at: Instant::now(),

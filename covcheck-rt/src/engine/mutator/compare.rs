@@ -400,8 +400,8 @@ pub(super) fn write_site(
 
 /// The ways a compared integer of `size` bytes may be spelled in an input's
 /// bytes, as `(from, to, is_decimal_text)`.
-pub(super) fn encodings(from: u64, to: u64, size: u8) -> Vec<(Spelling, Spelling, bool)> {
-    let mut out: Vec<(Spelling, Spelling, bool)> = Vec::with_capacity(8);
+pub(super) fn encodings(from: u64, to: u64, size: u8) -> Spellings {
+    let mut out = Spellings::default();
     let size = usize::from(size.clamp(1, 8));
     for width in [size, 4, 2] {
         let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
@@ -436,6 +436,57 @@ pub(super) fn encodings(from: u64, to: u64, size: u8) -> Vec<(Spelling, Spelling
         ));
     }
     out
+}
+
+/// The spellings [`encodings`] lists, `(from, to, is_decimal_text)`: at
+/// most eight (two byte orders at three widths, two decimals), kept
+/// inline, with no allocation for each comparison tried.
+#[derive(Clone, Copy)]
+pub(super) struct Spellings {
+    items: [(Spelling, Spelling, bool); 8],
+    len: usize,
+}
+
+impl Default for Spellings {
+    fn default() -> Self {
+        let none = Spelling::new(&[]);
+        Spellings {
+            items: [(none, none, false); 8],
+            len: 0,
+        }
+    }
+}
+
+impl Spellings {
+    fn push(&mut self, spelling: (Spelling, Spelling, bool)) {
+        self.items[self.len] = spelling;
+        self.len += 1;
+    }
+
+    /// Removes spelling `at`, putting the last one in its place.
+    fn swap_remove(&mut self, at: usize) -> (Spelling, Spelling, bool) {
+        let removed = self[at];
+        self.len -= 1;
+        self.items[at] = self.items[self.len];
+        removed
+    }
+}
+
+impl std::ops::Deref for Spellings {
+    type Target = [(Spelling, Spelling, bool)];
+
+    fn deref(&self) -> &Self::Target {
+        &self.items[..self.len]
+    }
+}
+
+impl IntoIterator for Spellings {
+    type Item = (Spelling, Spelling, bool);
+    type IntoIter = std::iter::Take<std::array::IntoIter<Self::Item, 8>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter().take(self.len)
+    }
 }
 
 /// An integer spelled in bytes: a few bytes of it in either order, or its

@@ -87,6 +87,9 @@ pub struct ChoiceMutator {
     stored: stored::Stored,
     /// The tries of input-to-state that found nowhere to write in `stored`.
     dead_ends: Vec<compare::DeadEnd>,
+    /// The buffer [`ChoiceMutator::mutate`] keeps the input to mutate in,
+    /// to tell whether the mutations changed it.
+    original: Vec<u64>,
     /// How many times input-to-state's solvers picked a place to write at:
     /// a try that picked none found none.
     sites_picked: u64,
@@ -156,6 +159,7 @@ impl ChoiceMutator {
             stored: stored::Stored::default(),
             dead_ends: Vec::new(),
             sites_picked: 0,
+            original: Vec::new(),
             numbers: std::cell::OnceCell::new(),
         }
     }
@@ -187,7 +191,6 @@ impl ChoiceMutator {
         self.written.clear();
         self.xor_solved.clear();
         indices.resize(shape.choices.len().max(indices.len()), 0);
-        let original = indices.clone();
         let stack = 1 + self.rng.at_most(3) as usize;
         let mut spans_valid = true;
         let mut applicable = [Op::Fresh; OPS.len()];
@@ -201,6 +204,8 @@ impl ChoiceMutator {
         if count == 0 {
             return false;
         }
+        let mut original = std::mem::take(&mut self.original);
+        original.clone_from(indices);
         let growing = self.grow_ops(&applicable[..count]);
         for level in 0..stack {
             for _attempt in 0..8 {
@@ -246,7 +251,9 @@ impl ChoiceMutator {
                 }
             }
         }
-        *indices != original
+        let changed = *indices != original;
+        self.original = original;
+        changed
     }
 
     /// Of the `applicable` mutations, those that grow an input with copies
