@@ -9,7 +9,8 @@
 //! - [`library`], [`abi`]: the engine library (covcheck-engine, LibAFL behind
 //!   a C ABI), which `cargo covcheck` builds apart from the user's crate so
 //!   that LibAFL's dependencies never enter its dependency graph.
-//! - [`campaign`]: the fuzzing loop of one property, on that library.
+//! - [`campaign`]: the fuzzing loop of one property, on that library, and
+//!   [`novelty`], its check of what an execution covered.
 //! - [`minimize`], [`cover`]: the covering seed suite of `cargo covcheck minimize`.
 //! - [`reach`]: what the saved inputs reach, for `cargo covcheck report`.
 //! - [`crash`]: reproducing and shrinking inputs that kill the process, one
@@ -26,6 +27,7 @@ pub mod input;
 pub(crate) mod library;
 pub mod minimize;
 pub mod mutator;
+pub mod novelty;
 pub mod reach;
 pub mod sancov;
 pub mod scheduler;

@@ -11,8 +11,8 @@ use std::time::Instant;
 use super::costs::Costs;
 use super::focus::Focus;
 use super::targets::Targets;
-use crate::engine::cover::Novelty;
 use crate::engine::inflight::Inflight;
+use crate::engine::novelty::{Novelty, Sweep};
 use crate::property::{Failure, Origin, PropertyFn, Status, execute_in};
 use crate::source::{Limits, Source};
 
@@ -65,13 +65,48 @@ pub(super) struct Shared {
     /// The source every execution replays its input from, kept with its
     /// buffers between executions.
     source: RefCell<Option<Source>>,
+    /// The inputs run since the novelty check last swept the map's dead
+    /// blocks ([`crate::engine::novelty`]).
+    recent: RefCell<Recent>,
+    /// Inputs to run again: one of them reached a block that no execution
+    /// had, and a sweep found it without knowing which.
+    unattributed: RefCell<Vec<Vec<u64>>>,
+}
+
+/// The inputs run since the last sweep, in buffers kept for the next ones.
+#[derive(Default)]
+struct Recent {
+    inputs: Vec<Vec<u64>>,
+    len: usize,
+}
+
+impl Recent {
+    fn push(&mut self, input: &[u64]) {
+        if self.len == self.inputs.len() {
+            self.inputs.push(Vec::new());
+        }
+        let slot = &mut self.inputs[self.len];
+        slot.clear();
+        slot.extend_from_slice(input);
+        self.len += 1;
+    }
+
+    /// The inputs pushed since the last call, oldest first.
+    fn take(&mut self) -> Vec<Vec<u64>> {
+        let taken = self.inputs.drain(..self.len).collect();
+        self.len = 0;
+        taken
+    }
 }
 
 impl Shared {
     /// What the harness and the fuzz loop share at the start, `target()`
     /// values steering the campaign when `steer_targets`, costs when `perf`.
     pub(super) fn new(steer_targets: bool, perf: bool, focus: Vec<u32>) -> Shared {
+        let mut novelty = Novelty::default();
+        novelty.pin(&focus.iter().map(|&c| c as usize).collect::<Vec<_>>());
         Shared {
+            novelty: Rc::new(RefCell::new(novelty)),
             targets: RefCell::new(Targets::new(steer_targets)),
             costs: perf.then(RefCell::default),
             focus: RefCell::new(Focus::new(focus)),
@@ -104,7 +139,9 @@ impl Shared {
         // nothing else touches it while the harness runs; the slice ends
         // before the property runs.
         let map = unsafe { std::slice::from_raw_parts_mut(counters, len) };
-        self.novelty.borrow_mut().clear(map, others_ran);
+        let sweep = self.novelty.borrow_mut().clear(map, others_ran);
+        self.after(sweep);
+        self.recent.borrow_mut().push(input);
         // Only performance mode reads the counter (which only its build
         // counts with): other campaigns pay nothing for it.
         let before = self.costs.as_ref().map(|_| crate::cost::edges_executed());
@@ -126,11 +163,31 @@ impl Shared {
         // SAFETY: the counters section lives as long as the process, and
         // nothing else touches it while the harness runs.
         let counters = unsafe { std::slice::from_raw_parts_mut(counters, len) };
-        self.novelty.borrow_mut().observe(counters);
+        let observed = self.novelty.borrow_mut().observe(counters);
+        self.after(observed.sweep);
         self.focus.borrow_mut().observe(counters);
         let failed = self.judge(status, &src);
         *self.source.borrow_mut() = Some(src);
         failed
+    }
+
+    /// Keeps, drops or hands on for running again the inputs run since the
+    /// last sweep, by what the sweep `sweep` found.
+    fn after(&self, sweep: Sweep) {
+        match sweep {
+            Sweep::NotDue => {}
+            Sweep::Clean => self.recent.borrow_mut().len = 0,
+            Sweep::Unattributed => {
+                let taken = self.recent.borrow_mut().take();
+                self.unattributed.borrow_mut().extend(taken);
+            }
+        }
+    }
+
+    /// The next input to run again ([`Sweep::Unattributed`]).
+    pub(super) fn next_unattributed(&self) -> Option<Vec<u64>> {
+        let mut unattributed = self.unattributed.borrow_mut();
+        (!unattributed.is_empty()).then(|| unattributed.remove(0))
     }
 
     /// Whether the execution that ended with `status` (its choices in

@@ -7,7 +7,7 @@
 //! called back through [`host`]: running a choice sequence
 //! ([`execution`]), its mutator ([`mutation`]), a rarity scheduler
 //! ([`crate::engine::scheduler`]), and the novelty check
-//! ([`crate::engine::cover::Novelty`]), which does LibAFL's max-map rule
+//! ([`crate::engine::novelty::Novelty`]), which does LibAFL's max-map rule
 //! and clears the sancov 8-bit counters, touching only the words an
 //! execution reached, together with the best values of the
 //! property's `target()` calls ([`targets`]) and, in performance mode, the
@@ -253,6 +253,7 @@ impl Campaign<'_, '_> {
             session.fuzz_one()?;
             let stalled = self.fresh.at_full_size() && self.execs() - last_growth.1 > STALL_EXECS;
             self.evaluate_fresh(session, if stalled { STALLED_FRESH } else { 1 })?;
+            self.run_unattributed(session)?;
             let count = session.corpus_count();
             // In performance mode the corpus grows with every costlier
             // input, so the size steps follow the executions alone: the
@@ -298,6 +299,19 @@ impl Campaign<'_, '_> {
             let evaluated = session.evaluate(&choices, true);
             self.shared.fresh.set(false);
             evaluated?;
+        }
+        Ok(())
+    }
+
+    /// Runs again the inputs a sweep of the map's dead blocks could not
+    /// tell apart ([`crate::engine::novelty`]): the one that reached a new
+    /// block is judged with it now, and enters the corpus.
+    fn run_unattributed(&mut self, session: &mut Session) -> Result<(), String> {
+        while let Some(input) = self.shared.next_unattributed() {
+            if self.shared.has_caught() {
+                break;
+            }
+            session.evaluate(&input, true)?;
         }
         Ok(())
     }
