@@ -13,21 +13,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Generate;
-use crate::int::Ordinal;
 use crate::source::{Source, label_of, nested};
 
 macro_rules! int_generate {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $draw:ident),*) => {$(
         impl Generate for $t {
             fn generate(src: &mut Source) -> Self {
-                src.draw_int(<$t as Ordinal>::MIN, <$t as Ordinal>::MAX)
+                src.$draw()
             }
         }
     )*};
 }
 
 int_generate!(
-    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
+    u8 => draw_u8, u16 => draw_u16, u32 => draw_u32, u64 => draw_u64, u128 => draw_u128,
+    usize => draw_usize, i8 => draw_i8, i16 => draw_i16, i32 => draw_i32, i64 => draw_i64,
+    i128 => draw_i128, isize => draw_isize
 );
 
 impl Generate for bool {

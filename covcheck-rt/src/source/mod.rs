@@ -431,6 +431,31 @@ impl Source {
     }
 }
 
+/// Whole-range draws of each integer type, which `Generate` for the
+/// integer types calls. Not generic, and never inlined: the generic
+/// [`Source::draw_int`] is compiled into the crate that calls it, and a
+/// campaign build instruments the crates under test, so that every
+/// integer of every input went through instrumented code (a counter for
+/// each branch and a call to the comparison hooks for each comparison).
+/// Compiled here, with the bounds known, it is neither instrumented nor
+/// slower.
+macro_rules! whole_range_draws {
+    ($($name:ident: $t:ty),*) => {$(
+        #[inline(never)]
+        pub(crate) fn $name(&mut self) -> $t {
+            self.draw_int(<$t>::MIN, <$t>::MAX)
+        }
+    )*};
+}
+
+impl Source {
+    whole_range_draws!(
+        draw_u8: u8, draw_u16: u16, draw_u32: u32, draw_u64: u64, draw_u128: u128,
+        draw_usize: usize, draw_i8: i8, draw_i16: i16, draw_i32: i32, draw_i64: i64,
+        draw_i128: i128, draw_isize: isize
+    );
+}
+
 /// A float as drawn by [`Source::draw_float`], before narrowing to its type.
 enum FloatDraw {
     Integer(f64),
