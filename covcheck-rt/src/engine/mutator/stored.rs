@@ -45,12 +45,26 @@ impl Stored {
     }
 
     /// Reads `indices` (of `shape`) unless this holds them already;
-    /// returns whether it read them anew.
+    /// returns whether anything changed. A mutant of the input read last
+    /// differs from it in a few choices: only the draws at those are read
+    /// again (a draw's value takes the 128-bit arithmetic of its domain).
     pub(super) fn update(&mut self, shape: &Shape, indices: &[u64]) -> bool {
-        if self.read_from.0 == Some(shape.id) && self.read_from.1 == indices {
-            return false;
+        let (read_shape, read) = &self.read_from;
+        if *read_shape == Some(shape.id) && read.len() == indices.len() {
+            if read == indices {
+                return false;
+            }
+            for draw in &mut self.draws {
+                let index = indices[draw.position];
+                if index != read[draw.position] {
+                    let int = shape.ints.get(draw.position).expect("a stored draw");
+                    draw.value = int.value_bits(index).expect("a draw of 64 bits");
+                }
+            }
+            self.read_runs(shape, indices);
+        } else {
+            self.reread(shape, indices);
         }
-        self.reread(shape, indices);
         self.read_from.0 = Some(shape.id);
         self.read_from.1.clear();
         self.read_from.1.extend_from_slice(indices);
@@ -69,6 +83,10 @@ impl Stored {
                 })
             }),
         );
+        self.read_runs(shape, indices);
+    }
+
+    fn read_runs(&mut self, shape: &Shape, indices: &[u64]) {
         self.runs = byte_runs(shape, indices);
         self.bytes = (self.runs.iter())
             .map(|run| run.iter().map(|e| e.byte).collect())

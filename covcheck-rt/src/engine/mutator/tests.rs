@@ -750,6 +750,24 @@ fn a_length_out_of_reach_of_a_short_input_is_zeroed_and_the_input_grown() {
 }
 
 #[test]
+fn spellings_are_counted_as_listed() {
+    let mut rng = crate::rng::Rng::new(3);
+    let mut values = vec![0, 1, 0x0101, 0x1234, 0x0102_0201, 0xFFFF, 1 << 31, u64::MAX];
+    values.extend((0..200).map(|_| rng.next_u64() >> rng.at_most(63)));
+    for &from in &values {
+        for &to in &values[..12] {
+            for size in [0, 1, 2, 3, 4, 8, 9] {
+                assert_eq!(
+                    compare::spelling_count(from, to, size),
+                    compare::encodings(from, to, size).len(),
+                    "{from:#x} {to:#x} {size}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn a_compared_integer_is_spelled_in_either_byte_order_and_in_decimal() {
     let spelled = |from, to, size| -> Vec<(Vec<u8>, Vec<u8>, bool)> {
         compare::encodings(from, to, size)
