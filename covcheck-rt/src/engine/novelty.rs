@@ -315,7 +315,8 @@ impl<'a> Map<'a> {
     }
 
     fn visit_block(&mut self, b: usize, judge: &mut Judge<'_>) {
-        if self.blocks[b] == [0; 8] {
+        // Not `== [0; 8]`, which is a call to `bcmp` (interposed).
+        if self.blocks[b].iter().fold(0, |acc, w| acc | w) == 0 {
             return;
         }
         let first = self.word_at(8 * b);
