@@ -1,7 +1,7 @@
 //! Which crates the campaign build instruments: the code a property
 //! exercises, wherever it lives. That is every package of the workspace and
-//! every crate they depend on (registry, git or path), found in cargo's
-//! resolved dependency graph, except
+//! every crate they depend on (registry, git or path) as cargo builds it
+//! for them, found in cargo's resolved dependency graph, except
 //!
 //! - covcheck's own runtime and macros, and what only they bring in: the
 //!   graph is read without the runtime's `campaign` feature and never
@@ -12,7 +12,10 @@
 //!   package under test is in the set for its own tests' sake (its
 //!   properties run its code in the test binary): the wrapper instruments
 //!   its test targets and never the proc-macro the compiler loads;
-//! - std, which cargo does not rebuild.
+//! - std, which cargo does not rebuild;
+//! - an optional dependency that no enabled feature turns on, which the
+//!   resolved graph lists all the same when a feature names it weakly
+//!   (`builds`).
 //!
 //! Instrumenting only the crate under test left a campaign blind whenever
 //! the code under test sat in a dependency's parser.
@@ -25,7 +28,7 @@
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
-use cargo_metadata::{DependencyKind, Metadata, Package, PackageId};
+use cargo_metadata::{DependencyKind, FeatureName, Metadata, Package, PackageId};
 
 use crate::error::BuildError;
 
@@ -155,12 +158,49 @@ fn reachable_from_workspace(metadata: &Metadata) -> Vec<&Package> {
                 DependencyKind::Development => members.contains(id),
                 _ => false,
             });
-            if used_by_code {
+            let member = members.contains(id);
+            if used_by_code
+                && package(&dep.pkg).is_some_and(|to| builds(pkg, member, &node.features, to))
+            {
                 queue.push_back(&dep.pkg);
             }
         }
     }
     reachable
+}
+
+/// Whether `pkg` (a workspace member when `member`), with its features
+/// `enabled`, builds its dependency on `dep` for its code. cargo's resolve also lists an optional dependency that only a
+/// weak feature (`dep?/feature`) names, which cargo leaves out:
+/// `rust_decimal`'s `std` names `serde_json?/std`, and the bench suite had
+/// `serde_json`, `itoa` and the others only covcheck-rt uses instrumented,
+/// so that the runtime's own event output lit counters between executions,
+/// which the next execution was credited with.
+fn builds(pkg: &Package, member: bool, enabled: &[FeatureName], dep: &Package) -> bool {
+    // As the code uses it: a crate may also be an optional dependency and a
+    // dev-dependency that only its own tests build (rust_decimal's serde_json).
+    let declared: Vec<_> = (pkg.dependencies.iter())
+        .filter(|d| d.name == dep.name.as_str())
+        .filter(|d| match d.kind {
+            DependencyKind::Normal => true,
+            DependencyKind::Development => member,
+            _ => false,
+        })
+        .collect();
+    if declared.is_empty() || declared.iter().any(|d| !d.optional) {
+        return true;
+    }
+    declared.iter().any(|d| {
+        let key = d.rename.as_deref().unwrap_or(&d.name);
+        let activates = |value: &String| {
+            value.strip_prefix("dep:") == Some(key)
+                || value.split_once('/').is_some_and(|(name, _)| name == key)
+        };
+        enabled.iter().any(|feature| {
+            feature.as_str() == key
+                || (pkg.features.get(feature.as_str())).is_some_and(|v| v.iter().any(activates))
+        })
+    })
 }
 
 fn is_proc_macro(package: &Package) -> bool {
@@ -191,6 +231,28 @@ mod tests {
             set.profile_overrides("covcheck", &HashSet::new())
                 .is_empty()
         );
+    }
+
+    /// The benchmark suite's `rust_decimal` declares `serde_json` as an
+    /// optional dependency that its `std` feature names only weakly
+    /// (`serde_json?/std`), and as a dev-dependency: cargo builds neither
+    /// for the suite, and covcheck-rt's own `serde_json` stays
+    /// uninstrumented.
+    #[test]
+    fn optional_dependencies_no_feature_turns_on_are_left_out() {
+        let metadata = cargo_metadata::MetadataCommand::new()
+            .manifest_path(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../bench/suite/Cargo.toml"
+            ))
+            .exec()
+            .unwrap();
+        let set = InstrumentSet::choose(&metadata, &[], &Narrowing::default()).unwrap();
+        let has = |name: &str| set.packages.iter().any(|(n, _)| n == name);
+        assert!(has("rust_decimal") && has("arrayvec"), "{set:?}");
+        for left_out in ["serde_json", "serde", "itoa", "rkyv", "borsh"] {
+            assert!(!has(left_out), "{left_out}: {set:?}");
+        }
     }
 
     /// This workspace: cargo-covcheck's dependencies are instrumented,
