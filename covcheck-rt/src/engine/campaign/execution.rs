@@ -91,6 +91,11 @@ impl Recent {
         self.len += 1;
     }
 
+    /// Forgets the inputs pushed, keeping their buffers.
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// The inputs pushed since the last call, oldest first.
     fn take(&mut self) -> Vec<Vec<u64>> {
         let taken = self.inputs.drain(..self.len).collect();
@@ -176,7 +181,7 @@ impl Shared {
     fn after(&self, sweep: Sweep) {
         match sweep {
             Sweep::NotDue => {}
-            Sweep::Clean => self.recent.borrow_mut().len = 0,
+            Sweep::Clean => self.recent.borrow_mut().clear(),
             Sweep::Unattributed => {
                 let taken = self.recent.borrow_mut().take();
                 self.unattributed.borrow_mut().extend(taken);

@@ -19,9 +19,10 @@ const MIN_OFFSET_SOLVED: u64 = 1 << 16;
 /// in the input last read: the comparison (its position among the shape's,
 /// and which operand was sought) and how many random numbers the try drew.
 /// Repeating it would find nowhere again and draw as many, so a repeat
-/// only skips them ([`crate::rng::Rng::skip`]): the stream, and so the campaign, stays
-/// what it would have been. Failed tries were a third of a campaign's time
-/// on a 64-byte input whose comparisons are all on counters.
+/// only skips them ([`crate::rng::Rng::skip`]): the stream, and so the
+/// campaign, stays what it would have been. Failed tries were a third of a
+/// campaign's time on a 64-byte input whose comparisons are all on
+/// counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct DeadEnd {
     pick: usize,
