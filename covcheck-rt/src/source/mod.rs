@@ -98,10 +98,16 @@ impl Source {
             Mode::Replay(indices) => indices.len().min(limits.max_choices),
             Mode::Random(_) => 0,
         };
+        Self::in_buffers(mode, limits, Vec::with_capacity(expected), Vec::new())
+    }
+
+    /// A source that records its choices and spans in `choices` and
+    /// `spans`, which must be empty.
+    fn in_buffers(mode: Mode, limits: Limits, choices: Vec<Choice>, spans: Vec<Span>) -> Self {
         Source {
             mode,
-            choices: Vec::with_capacity(expected),
-            spans: Vec::new(),
+            choices,
+            spans,
             depth: 0,
             limits,
             rendered: None,
@@ -152,21 +158,20 @@ impl Source {
     /// allocations or more every time.
     #[cfg(feature = "campaign")]
     pub(crate) fn replay_again(&mut self, indices: &[u64], limits: Limits) {
-        match &mut self.mode {
-            Mode::Replay(replayed) => {
+        let mode = match std::mem::replace(&mut self.mode, Mode::Replay(Vec::new())) {
+            Mode::Replay(mut replayed) => {
                 replayed.clear();
                 replayed.extend_from_slice(indices);
+                Mode::Replay(replayed)
             }
-            Mode::Random(_) => self.mode = Mode::Replay(indices.to_vec()),
-        }
-        self.choices.clear();
-        self.choices.reserve(indices.len().min(limits.max_choices));
-        self.spans.clear();
-        self.depth = 0;
-        self.limits = limits;
-        self.rendered = None;
-        self.generate_only = false;
-        self.int_draws = None;
+            Mode::Random(_) => Mode::Replay(indices.to_vec()),
+        };
+        let mut choices = std::mem::take(&mut self.choices);
+        choices.clear();
+        choices.reserve(indices.len().min(limits.max_choices));
+        let mut spans = std::mem::take(&mut self.spans);
+        spans.clear();
+        *self = Source::in_buffers(mode, limits, choices, spans);
     }
 
     /// Runs `plan` with the RNG in random mode; `None` when replaying. Use it to

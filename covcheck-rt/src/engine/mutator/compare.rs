@@ -419,48 +419,47 @@ pub(super) fn write_site(
 /// bytes, as `(from, to, is_decimal_text)`.
 pub(super) fn encodings(from: u64, to: u64, size: u8) -> Spellings {
     let mut out = Spellings::default();
-    let size = usize::from(size.clamp(1, 8));
-    for width in [size, 4, 2] {
-        let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
-        if width > size || (width < size && !(fits(from) && fits(to))) {
-            continue;
-        }
-        let le = |v: u64| Spelling::new(&v.to_le_bytes()[..width]);
-        let be = |v: u64| Spelling::new(&v.to_be_bytes()[8 - width..]);
-        if !out.iter().any(|(f, ..)| *f == le(from)) {
-            out.push((le(from), le(to), false));
-        }
-        if width > 1 && !out.iter().any(|(f, ..)| *f == be(from)) {
-            out.push((be(from), be(to), false));
-        }
+    let (orders, count) = byte_orders(from, to, size);
+    for &(width, big_endian) in &orders[..count] {
+        let spell = |v: u64| {
+            if big_endian {
+                Spelling::new(&v.to_be_bytes()[8 - width..])
+            } else {
+                Spelling::new(&v.to_le_bytes()[..width])
+            }
+        };
+        out.push((spell(from), spell(to), false));
     }
-    // Decimal, read as unsigned and, when the sign bit is set, as signed.
-    let signed = |v: u64| {
-        let shift = 64 - 8 * size as u32;
-        ((v << shift) as i64) >> shift
-    };
     out.push((
         Spelling::decimal(i128::from(from)),
         Spelling::decimal(i128::from(to)),
         true,
     ));
-    if signed(from) < 0 || signed(to) < 0 {
-        let (f, t) = (signed(from), signed(to));
+    if let Some((from, to)) = signed_decimals(from, to, size) {
         out.push((
-            Spelling::decimal(i128::from(f)),
-            Spelling::decimal(i128::from(t)),
+            Spelling::decimal(i128::from(from)),
+            Spelling::decimal(i128::from(to)),
             true,
         ));
     }
     out
 }
 
-/// How many spellings [`encodings`] lists, without spelling them: each
-/// byte spelling is told from the others by its width and its bytes read
-/// as a little-endian number.
+/// How many spellings [`encodings`] lists, without spelling them.
 pub(super) fn spelling_count(from: u64, to: u64, size: u8) -> usize {
+    byte_orders(from, to, size).1 + 1 + usize::from(signed_decimals(from, to, size).is_some())
+}
+
+/// The byte spellings [`encodings`] lists, as `(width, big_endian)`, the
+/// first `count` of the array: each byte order at the compared width and
+/// at the narrower ones of 4 and 2 bytes both operands fit in, less those
+/// that spell `from` as one listed before (a width repeated, or bytes that
+/// read the same both ways). A spelling is told by its width and its bytes
+/// read as a little-endian number, so that none is spelled to count them.
+fn byte_orders(from: u64, to: u64, size: u8) -> ([(usize, bool); 6], usize) {
     let size = usize::from(size.clamp(1, 8));
-    let mut spelled: [(usize, u64); 6] = [(0, 0); 6];
+    let mut orders = [(0, false); 6];
+    let mut spelled = [(0, 0); 6];
     let mut count = 0;
     for width in [size, 4, 2] {
         let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
@@ -473,16 +472,24 @@ pub(super) fn spelling_count(from: u64, to: u64, size: u8) -> usize {
             from & ((1 << (8 * width)) - 1)
         };
         let be = le.swap_bytes() >> (64 - 8 * width);
-        for (bytes, applies) in [(le, true), (be, width > 1)] {
+        for (bytes, big_endian) in [(le, false), (be, true)] {
+            let applies = width > 1 || !big_endian;
             if applies && !spelled[..count].contains(&(width, bytes)) {
                 spelled[count] = (width, bytes);
+                orders[count] = (width, big_endian);
                 count += 1;
             }
         }
     }
-    let shift = 64 - 8 * size as u32;
-    let negative = |v: u64| (((v << shift) as i64) >> shift) < 0;
-    count + 1 + usize::from(negative(from) || negative(to))
+    (orders, count)
+}
+
+/// The operands read as signed integers of `size` bytes, when either is
+/// negative so read: their decimal spellings differ from the unsigned ones.
+fn signed_decimals(from: u64, to: u64, size: u8) -> Option<(i64, i64)> {
+    let shift = 64 - 8 * u32::from(size.clamp(1, 8));
+    let signed = |v: u64| ((v << shift) as i64) >> shift;
+    (signed(from) < 0 || signed(to) < 0).then(|| (signed(from), signed(to)))
 }
 
 /// The spellings [`encodings`] lists, `(from, to, is_decimal_text)`: at
