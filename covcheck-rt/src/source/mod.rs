@@ -166,9 +166,25 @@ impl Source {
             }
             Mode::Random(_) => Mode::Replay(indices.to_vec()),
         };
+        self.restart(mode, limits);
+        self.choices.reserve(indices.len().min(limits.max_choices));
+    }
+
+    /// Starts making fresh choices from `seed`, as [`Source::random`]
+    /// would, in this source's buffers: a stalled campaign draws a fresh
+    /// input every few executions, and growing a new record for each, a
+    /// doubling at a time, cost more than drawing it.
+    #[cfg(feature = "campaign")]
+    pub(crate) fn random_again(&mut self, seed: u64, limits: Limits) {
+        self.restart(Mode::Random(Rng::new(seed)), limits);
+    }
+
+    /// Empties the record and starts over in `mode`, keeping the record's
+    /// buffers.
+    #[cfg(feature = "campaign")]
+    fn restart(&mut self, mode: Mode, limits: Limits) {
         let mut choices = std::mem::take(&mut self.choices);
         choices.clear();
-        choices.reserve(indices.len().min(limits.max_choices));
         let mut spans = std::mem::take(&mut self.spans);
         spans.clear();
         *self = Source::in_buffers(mode, limits, choices, spans);
@@ -453,12 +469,56 @@ macro_rules! whole_range_draws {
     )*};
 }
 
+/// The same for the unsigned types up to 64 bits, whose replay takes a
+/// shortcut ([`Source::replay_unsigned`]).
+macro_rules! whole_range_unsigned_draws {
+    ($($name:ident: $t:ty),*) => {$(
+        #[inline(never)]
+        pub(crate) fn $name(&mut self) -> $t {
+            match self.replay_unsigned(<$t>::MAX as u64) {
+                Some(index) => index as $t,
+                None => self.draw_int(<$t>::MIN, <$t>::MAX),
+            }
+        }
+    )*};
+}
+
 impl Source {
+    whole_range_unsigned_draws!(
+        draw_u8: u8, draw_u16: u16, draw_u32: u32, draw_u64: u64, draw_usize: usize
+    );
     whole_range_draws!(
-        draw_u8: u8, draw_u16: u16, draw_u32: u32, draw_u64: u64, draw_u128: u128,
-        draw_usize: usize, draw_i8: i8, draw_i16: i16, draw_i32: i32, draw_i64: i64,
+        draw_u128: u128, draw_i8: i8, draw_i16: i16, draw_i32: i32, draw_i64: i64,
         draw_i128: i128, draw_isize: isize
     );
+
+    /// A replayed whole-range draw of an unsigned type whose largest
+    /// value is `max` (at most `u64::MAX`), as [`Source::draw_int`]
+    /// replays it, or `None` when the source does not replay (or records
+    /// integer draws). Such a draw's index is its value, so replaying it
+    /// is a read and a push: a campaign replays every byte of every input
+    /// this way, and the general path's 128-bit domain arithmetic cost
+    /// several times as much.
+    #[inline(always)]
+    fn replay_unsigned(&mut self, max: u64) -> Option<u64> {
+        let Mode::Replay(indices) = &self.mode else {
+            return None;
+        };
+        if self.int_draws.is_some() {
+            return None;
+        }
+        if self.choices.len() >= self.limits.max_choices {
+            return Some(0);
+        }
+        // `max` is all ones: the remainder is a mask.
+        let index = indices.get(self.choices.len()).map_or(0, |&i| i & max);
+        self.choices.push(Choice {
+            index,
+            max,
+            kind: ChoiceKind::Int { zigzag_limit: 0 },
+        });
+        Some(index)
+    }
 }
 
 /// A float as drawn by [`Source::draw_float`], before narrowing to its type.

@@ -52,3 +52,30 @@ fn choice_cap_ends_generation() {
     assert!(s.chars().count() <= 3);
     assert!(src.choices().len() <= 5);
 }
+
+/// The whole-range draws of the unsigned types replay through a shortcut;
+/// it must give the values and record the choices the general path does,
+/// out-of-range indices, the choice cap and the implied zeros included.
+#[test]
+fn whole_range_unsigned_replays_as_the_general_path_does() {
+    let indices = vec![0, 1, 255, 256, 70_000, u64::MAX, 1 << 40, 3];
+    let limits = Limits {
+        max_choices: 7,
+        ..Limits::default()
+    };
+    macro_rules! same {
+        ($draw:ident: $t:ty) => {{
+            let mut short = Source::replay(indices.clone(), limits);
+            let mut general = Source::replay(indices.clone(), limits);
+            for _ in 0..indices.len() + 2 {
+                assert_eq!(short.$draw(), general.draw_int(<$t>::MIN, <$t>::MAX));
+            }
+            assert_eq!(short.choices(), general.choices(), stringify!($t));
+        }};
+    }
+    same!(draw_u8: u8);
+    same!(draw_u16: u16);
+    same!(draw_u32: u32);
+    same!(draw_u64: u64);
+    same!(draw_usize: usize);
+}

@@ -46,6 +46,10 @@ pub(super) struct Fresh<'a, 'p> {
     bound: usize,
     /// The mutator's cap on a mutant's choices, kept in step with the bound.
     max_choices: &'a Cell<usize>,
+    /// The source the last input was drawn from, kept for its buffers.
+    source: Option<Source>,
+    /// The last input's choices.
+    drawn: Vec<u64>,
 }
 
 impl<'a, 'p> Fresh<'a, 'p> {
@@ -70,6 +74,8 @@ impl<'a, 'p> Fresh<'a, 'p> {
             rng: Rng::new(request.rng_seed),
             bound,
             max_choices,
+            source: None,
+            drawn: Vec::new(),
         };
         for _ in 0..head_start(request, bound, limits.max_len) {
             fresh.grow();
@@ -81,7 +87,7 @@ impl<'a, 'p> Fresh<'a, 'p> {
     /// A fresh input's choices. Only the arguments are drawn here: the body
     /// runs in the harness, where a crash or a hang is caught with the input
     /// in flight.
-    pub(super) fn draw(&mut self) -> Vec<u64> {
+    pub(super) fn draw(&mut self) -> &[u64] {
         self.draw_up_to(self.bound)
     }
 
@@ -90,19 +96,29 @@ impl<'a, 'p> Fresh<'a, 'p> {
     /// some, so that it finds at once what a plain burst finds in its first
     /// cases (a bug most long operation sequences reach, which the size
     /// steps' small first bound would leave to mutations to grow into).
-    pub(super) fn draw_plain(&mut self) -> Vec<u64> {
+    pub(super) fn draw_plain(&mut self) -> &[u64] {
         self.draw_up_to(self.nested_len.min(self.limits.max_len))
     }
 
-    fn draw_up_to(&mut self, max_len: usize) -> Vec<u64> {
+    fn draw_up_to(&mut self, max_len: usize) -> &[u64] {
         let limits = Limits {
             max_len,
             nested_len: self.nested_len,
             ..self.limits
         };
-        let src = Source::random(self.rng.at_most(u64::MAX), limits);
-        let (choices, _) = generate_only(self.property, src).into_record();
-        choices.iter().map(|c| c.index).collect()
+        let seed = self.rng.at_most(u64::MAX);
+        let mut src = match self.source.take() {
+            Some(mut src) => {
+                src.random_again(seed, limits);
+                src
+            }
+            None => Source::random(seed, limits),
+        };
+        src = generate_only(self.property, src);
+        self.drawn.clear();
+        self.drawn.extend(src.choices().iter().map(|c| c.index));
+        self.source = Some(src);
+        &self.drawn
     }
 
     /// Whether the bound has reached the campaign's size limit.

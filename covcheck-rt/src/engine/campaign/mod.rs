@@ -190,9 +190,9 @@ impl Campaign<'_, '_> {
         let resumed = initial.len();
         for i in 0..INITIAL_INPUTS {
             initial.push(if i % 2 == 0 {
-                self.fresh.draw()
+                self.fresh.draw().to_vec()
             } else {
-                self.fresh.draw_plain()
+                self.fresh.draw_plain().to_vec()
             });
         }
         for choices in initial {
@@ -296,7 +296,7 @@ impl Campaign<'_, '_> {
             }
             let choices = self.fresh.draw();
             self.shared.fresh.set(true);
-            let evaluated = session.evaluate(&choices, true);
+            let evaluated = session.evaluate(choices, true);
             self.shared.fresh.set(false);
             evaluated?;
         }
