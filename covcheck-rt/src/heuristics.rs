@@ -85,6 +85,14 @@ pub fn repeat_earlier(
 /// Picks an integer index for a draw in `domain`, an integer type of `bits`
 /// width and the given signedness, following the table in the module docs.
 pub fn int_index(rng: &mut Rng, domain: &IntDomain, bits: u32, signed: bool) -> u128 {
+    int_index_inline(rng, domain, bits, signed)
+}
+
+/// [`int_index`], inlined into the caller: a caller that knows the domain
+/// (the whole-range draws) has the 128-bit domain arithmetic folded away.
+/// Only for code in this crate, which campaigns do not instrument.
+#[inline(always)]
+pub(crate) fn int_index_inline(rng: &mut Rng, domain: &IntDomain, bits: u32, signed: bool) -> u128 {
     let max = domain.max_index();
     let roll = rng.at_most(99);
     if roll < 15 {

@@ -232,10 +232,25 @@ impl Source {
     /// # Panics
     /// When `lo > hi`.
     pub fn draw_int<T: Int>(&mut self, lo: T, hi: T) -> T {
+        self.draw_int_picked(lo, hi, heuristics::int_index)
+    }
+
+    /// [`Source::draw_int`], its random index picked by `int_index`: the
+    /// whole-range draws pass [`heuristics::int_index_inline`], which folds
+    /// into them with their bounds known, and every other caller the
+    /// out-of-line [`heuristics::int_index`], so that the heuristics are
+    /// never compiled into (and instrumented with) the crates under test.
+    #[inline(always)]
+    fn draw_int_picked<T: Int>(
+        &mut self,
+        lo: T,
+        hi: T,
+        int_index: impl Fn(&mut Rng, &IntDomain, u32, bool) -> u128,
+    ) -> T {
         assert!(lo.to_ordinal() <= hi.to_ordinal(), "empty range: lo > hi");
         let domain = IntDomain::new(lo.to_ordinal(), hi.to_ordinal(), T::ZERO.to_ordinal());
         let max = domain.max_index();
-        let pick = |rng: &mut Rng| heuristics::int_index(rng, &domain, T::BITS, T::SIGNED);
+        let pick = |rng: &mut Rng| int_index(rng, &domain, T::BITS, T::SIGNED);
         let index = if let Ok(max) = u64::try_from(max) {
             let zigzag_limit = u64::try_from(domain.zigzag_limit()).unwrap_or(u64::MAX);
             let kind = ChoiceKind::Int { zigzag_limit };
@@ -464,7 +479,7 @@ macro_rules! whole_range_draws {
     ($($name:ident: $t:ty),*) => {$(
         #[inline(never)]
         pub(crate) fn $name(&mut self) -> $t {
-            self.draw_int(<$t>::MIN, <$t>::MAX)
+            self.draw_int_picked(<$t>::MIN, <$t>::MAX, heuristics::int_index_inline)
         }
     )*};
 }
@@ -477,7 +492,9 @@ macro_rules! whole_range_unsigned_draws {
         pub(crate) fn $name(&mut self) -> $t {
             match self.replay_unsigned(<$t>::MAX as u64) {
                 Some(index) => index as $t,
-                None => self.draw_int(<$t>::MIN, <$t>::MAX),
+                None => {
+                    self.draw_int_picked(<$t>::MIN, <$t>::MAX, heuristics::int_index_inline)
+                }
             }
         }
     )*};

@@ -79,3 +79,26 @@ fn whole_range_unsigned_replays_as_the_general_path_does() {
     same!(draw_u64: u64);
     same!(draw_usize: usize);
 }
+
+/// The whole-range draws have the value heuristics inlined: from the same
+/// seed they must draw what the general path draws.
+#[test]
+fn whole_range_draws_are_random_as_the_general_path_is() {
+    macro_rules! same {
+        ($($draw:ident: $t:ty),*) => {$(
+            for seed in 0..20 {
+                let mut inlined = Source::random(seed, Limits::default());
+                let mut general = Source::random(seed, Limits::default());
+                for _ in 0..200 {
+                    assert_eq!(inlined.$draw(), general.draw_int(<$t>::MIN, <$t>::MAX));
+                }
+                assert_eq!(inlined.choices(), general.choices(), stringify!($t));
+            }
+        )*};
+    }
+    same!(
+        draw_u8: u8, draw_u16: u16, draw_u32: u32, draw_u64: u64, draw_u128: u128,
+        draw_usize: usize, draw_i8: i8, draw_i16: i16, draw_i32: i32, draw_i64: i64,
+        draw_i128: i128, draw_isize: isize
+    );
+}
