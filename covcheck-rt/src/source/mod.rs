@@ -232,25 +232,26 @@ impl Source {
     /// # Panics
     /// When `lo > hi`.
     pub fn draw_int<T: Int>(&mut self, lo: T, hi: T) -> T {
-        self.draw_int_picked(lo, hi, heuristics::int_index)
+        self.draw_int_picked::<T, false>(lo, hi)
     }
 
-    /// [`Source::draw_int`], its random index picked by `int_index`: the
-    /// whole-range draws pass [`heuristics::int_index_inline`], which folds
-    /// into them with their bounds known, and every other caller the
-    /// out-of-line [`heuristics::int_index`], so that the heuristics are
-    /// never compiled into (and instrumented with) the crates under test.
+    /// [`Source::draw_int`], its random index picked by the value
+    /// heuristics: inlined when `INLINE` (the whole-range draws, which
+    /// have the heuristics' domain arithmetic folded with their bounds
+    /// known), out of line otherwise, so that the heuristics are never
+    /// compiled into (and instrumented with) the crates under test.
     #[inline(always)]
-    fn draw_int_picked<T: Int>(
-        &mut self,
-        lo: T,
-        hi: T,
-        int_index: impl Fn(&mut Rng, &IntDomain, u32, bool) -> u128,
-    ) -> T {
+    fn draw_int_picked<T: Int, const INLINE: bool>(&mut self, lo: T, hi: T) -> T {
         assert!(lo.to_ordinal() <= hi.to_ordinal(), "empty range: lo > hi");
         let domain = IntDomain::new(lo.to_ordinal(), hi.to_ordinal(), T::ZERO.to_ordinal());
         let max = domain.max_index();
-        let pick = |rng: &mut Rng| int_index(rng, &domain, T::BITS, T::SIGNED);
+        let pick = |rng: &mut Rng| {
+            if INLINE {
+                heuristics::int_index_inline(rng, &domain, T::BITS, T::SIGNED)
+            } else {
+                heuristics::int_index(rng, &domain, T::BITS, T::SIGNED)
+            }
+        };
         let index = if let Ok(max) = u64::try_from(max) {
             let zigzag_limit = u64::try_from(domain.zigzag_limit()).unwrap_or(u64::MAX);
             let kind = ChoiceKind::Int { zigzag_limit };
@@ -479,7 +480,7 @@ macro_rules! whole_range_draws {
     ($($name:ident: $t:ty),*) => {$(
         #[inline(never)]
         pub(crate) fn $name(&mut self) -> $t {
-            self.draw_int_picked(<$t>::MIN, <$t>::MAX, heuristics::int_index_inline)
+            self.draw_int_picked::<$t, true>(<$t>::MIN, <$t>::MAX)
         }
     )*};
 }
@@ -493,7 +494,7 @@ macro_rules! whole_range_unsigned_draws {
             match self.replay_unsigned(<$t>::MAX as u64) {
                 Some(index) => index as $t,
                 None => {
-                    self.draw_int_picked(<$t>::MIN, <$t>::MAX, heuristics::int_index_inline)
+                    self.draw_int_picked::<$t, true>(<$t>::MIN, <$t>::MAX)
                 }
             }
         }
