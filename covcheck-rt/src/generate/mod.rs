@@ -56,6 +56,15 @@ use crate::source::Source;
 pub trait Generate: Sized {
     /// A value built from the choices of `src`.
     fn generate(src: &mut Source) -> Self;
+
+    /// `N` values in a row, for `[Self; N]`: one [`Generate::generate`]
+    /// each, unless the type draws a run of itself faster (`u8`, whose
+    /// arrays a campaign replays on every execution). Not for
+    /// implementations outside covcheck to override.
+    #[doc(hidden)]
+    fn generate_array<const N: usize>(src: &mut Source) -> [Self; N] {
+        std::array::from_fn(|_| Self::generate(src))
+    }
 }
 
 /// A value that generates values of type `Value`: what `#[generate(...)]`

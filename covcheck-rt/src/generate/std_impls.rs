@@ -26,10 +26,22 @@ macro_rules! int_generate {
 }
 
 int_generate!(
-    u8 => draw_u8, u16 => draw_u16, u32 => draw_u32, u64 => draw_u64, u128 => draw_u128,
+    u16 => draw_u16, u32 => draw_u32, u64 => draw_u64, u128 => draw_u128,
     usize => draw_usize, i8 => draw_i8, i16 => draw_i16, i32 => draw_i32, i64 => draw_i64,
     i128 => draw_i128, isize => draw_isize
 );
+
+impl Generate for u8 {
+    fn generate(src: &mut Source) -> Self {
+        src.draw_u8()
+    }
+
+    fn generate_array<const N: usize>(src: &mut Source) -> [Self; N] {
+        let mut bytes = [0; N];
+        src.draw_u8s(&mut bytes);
+        bytes
+    }
+}
 
 impl Generate for bool {
     fn generate(src: &mut Source) -> Self {
@@ -187,7 +199,7 @@ wrapper_generate!(Box, Rc, Arc, Cell, RefCell);
 
 impl<T: Generate, const N: usize> Generate for [T; N] {
     fn generate(src: &mut Source) -> Self {
-        std::array::from_fn(|_| T::generate(src))
+        T::generate_array(src)
     }
 }
 

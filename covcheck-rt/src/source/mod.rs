@@ -510,6 +510,43 @@ impl Source {
         draw_i128: i128, draw_isize: isize
     );
 
+    /// `bytes.len()` whole-range `u8` draws, as many [`Source::draw_u8`]s
+    /// would make them. A replay copies the run in one loop: a campaign
+    /// replays a `[u8; N]` argument on every execution, and a call per
+    /// byte was a fifth of the time of a property that does little else.
+    #[inline(never)]
+    pub(crate) fn draw_u8s(&mut self, bytes: &mut [u8]) {
+        let start = self.choices.len();
+        let Mode::Replay(indices) = &self.mode else {
+            bytes.fill_with(|| self.draw_u8());
+            return;
+        };
+        if self.int_draws.is_some() {
+            bytes.fill_with(|| self.draw_u8());
+            return;
+        }
+        // Past the choice cap a draw gives zero and records nothing; past
+        // the replayed indices it gives (and records) zero.
+        let recorded = self
+            .limits
+            .max_choices
+            .saturating_sub(start)
+            .min(bytes.len());
+        let replayed = indices.get(start..).unwrap_or_default();
+        let (recorded_bytes, capped) = bytes.split_at_mut(recorded);
+        self.choices.reserve(recorded);
+        for (k, byte) in recorded_bytes.iter_mut().enumerate() {
+            let index = replayed.get(k).map_or(0, |&i| i & u64::from(u8::MAX));
+            *byte = index as u8;
+            self.choices.push(Choice {
+                index,
+                max: u64::from(u8::MAX),
+                kind: ChoiceKind::Int { zigzag_limit: 0 },
+            });
+        }
+        capped.fill(0);
+    }
+
     /// A replayed whole-range draw of an unsigned type whose largest
     /// value is `max` (at most `u64::MAX`), as [`Source::draw_int`]
     /// replays it, or `None` when the source does not replay (or records

@@ -102,3 +102,33 @@ fn whole_range_draws_are_random_as_the_general_path_is() {
         draw_i128: i128, draw_isize: isize
     );
 }
+
+/// A run of byte draws records what as many single draws would, replayed
+/// (out-of-range indices, the choice cap and implied zeros included) and
+/// random.
+#[test]
+fn a_run_of_bytes_is_drawn_as_single_bytes_are() {
+    let indices = vec![7, 255, 256, u64::MAX, 9, 1 << 33];
+    for max_choices in [2, 4, 7, 100] {
+        let limits = Limits {
+            max_choices,
+            ..Limits::default()
+        };
+        let sources = [
+            (
+                Source::replay(indices.clone(), limits),
+                Source::replay(indices.clone(), limits),
+            ),
+            (Source::random(3, limits), Source::random(3, limits)),
+        ];
+        for (mut run, mut single) in sources {
+            // A draw before the run, so that it does not start at zero.
+            assert_eq!(run.draw_u8(), single.draw_u8());
+            let mut bytes = [1; 9];
+            run.draw_u8s(&mut bytes);
+            let singles: [u8; 9] = std::array::from_fn(|_| single.draw_u8());
+            assert_eq!(bytes, singles, "max_choices {max_choices}");
+            assert_eq!(run.choices(), single.choices(), "max_choices {max_choices}");
+        }
+    }
+}
