@@ -73,6 +73,18 @@ pub fn repeat_earlier(
     kind: ChoiceKind,
     max: u64,
 ) -> Option<u64> {
+    repeat_earlier_inline(rng, earlier, kind, max)
+}
+
+/// [`repeat_earlier`], inlined into the caller (the whole-range draws, as
+/// for [`int_index_inline`]).
+#[inline(always)]
+pub(crate) fn repeat_earlier_inline(
+    rng: &mut Rng,
+    earlier: &[Choice],
+    kind: ChoiceKind,
+    max: u64,
+) -> Option<u64> {
     if earlier.is_empty() || !rng.percent(10) {
         return None;
     }

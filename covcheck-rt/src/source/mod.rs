@@ -204,6 +204,7 @@ impl Source {
     /// mode `random` picks it; in replay mode the next recorded index is used,
     /// wrapped into range. Past [`Limits::max_choices`] it returns 0 and
     /// records nothing.
+    #[inline]
     pub(crate) fn draw(
         &mut self,
         kind: ChoiceKind,
@@ -258,6 +259,9 @@ impl Source {
             // Sometimes the index of an earlier draw from the same domain,
             // which is the same value.
             let repeat = match &mut self.mode {
+                Mode::Random(rng) if INLINE => {
+                    heuristics::repeat_earlier_inline(rng, &self.choices, kind, max)
+                }
                 Mode::Random(rng) => heuristics::repeat_earlier(rng, &self.choices, kind, max),
                 Mode::Replay(_) => None,
             };
@@ -517,13 +521,16 @@ impl Source {
     #[inline(never)]
     pub(crate) fn draw_u8s(&mut self, bytes: &mut [u8]) {
         let start = self.choices.len();
+        // Drawn (or recorded) one by one, in this loop rather than a call
+        // each: a stalled campaign draws fresh inputs often.
+        let mut one_by_one = |src: &mut Source| {
+            bytes.fill_with(|| src.draw_int_picked::<u8, true>(u8::MIN, u8::MAX));
+        };
         let Mode::Replay(indices) = &self.mode else {
-            bytes.fill_with(|| self.draw_u8());
-            return;
+            return one_by_one(self);
         };
         if self.int_draws.is_some() {
-            bytes.fill_with(|| self.draw_u8());
-            return;
+            return one_by_one(self);
         }
         // Past the choice cap a draw gives zero and records nothing; past
         // the replayed indices it gives (and records) zero.
