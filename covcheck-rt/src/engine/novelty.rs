@@ -33,13 +33,17 @@ use super::cover::bucket;
 /// a sweep may have to run again.
 pub const MAX_SWEEP_INTERVAL: u32 = 64;
 
-/// AFL's classified value of each counter value: zero stays zero, a nonzero
-/// count becomes the bit of its bucket.
-const CLASSIFIED: [u8; 256] = {
+/// For each counter value, the highest value in its bucket (zero for
+/// zero): a counter's limit after a corpus entry reached that value.
+const BUCKET_TOP: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut count = 1;
     while count < 256 {
-        table[count] = 1 << bucket(count as u8);
+        let mut top = count;
+        while top < 255 && bucket((top + 1) as u8) == bucket(count as u8) {
+            top += 1;
+        }
+        table[count] = top as u8;
         count += 1;
     }
     table
@@ -48,13 +52,13 @@ const CLASSIFIED: [u8; 256] = {
 /// See the [module](self) documentation.
 #[derive(Default)]
 pub struct Novelty {
-    /// Per counter, the bit of the highest bucket a corpus entry reached.
-    seen: Vec<u8>,
+    /// Per counter, the highest value in the highest bucket a corpus entry
+    /// reached (zero where none did): a count above it is a higher bucket.
+    /// Judging raw counts against it spares classifying every counter an
+    /// execution touched, as AFL does in place, and a branch per counter.
+    limits: Vec<u8>,
     /// What [`Novelty::observe`] said of the last execution.
     last_was_new: bool,
-    /// The counters the last observed execution left nonzero, by word: the
-    /// only ones [`Novelty::commit`] reads and [`Novelty::clear`] zeroes.
-    touched: Vec<Word>,
     blocks: Blocks,
 }
 
@@ -80,14 +84,6 @@ pub struct Observed {
     pub sweep: Sweep,
 }
 
-/// A word of the counters: the counters `at..at + len`, 8 of them except at
-/// an unaligned start or end of the map.
-#[derive(Clone, Copy, Debug)]
-struct Word {
-    at: usize,
-    len: usize,
-}
-
 /// Which blocks are live, and when the dead ones are swept next.
 #[derive(Default)]
 struct Blocks {
@@ -111,25 +107,21 @@ impl Novelty {
         self.blocks.pinned.extend_from_slice(counters);
     }
 
-    /// Zeroes the counters before an execution: the words the last observed
-    /// execution touched, or, when `all`, the whole map (something else may
-    /// have run the instrumented code since: the first execution, or a run
-    /// outside the harness such as learning an entry's shape). Zeroing all
-    /// sweeps the dead blocks as it goes.
+    /// Zeroes the counters before an execution: those read after every
+    /// execution (the live blocks, the head, the rest and the tail), or,
+    /// when `all`, the whole map (something else may have run the
+    /// instrumented code since: the first execution, or a run outside the
+    /// harness such as learning an entry's shape). Zeroing all sweeps the
+    /// dead blocks as it goes.
     pub fn clear(&mut self, counters: &mut [u8], all: bool) -> Sweep {
         let mut map = Map::of(counters);
         self.blocks.know(&map);
-        if !all {
-            for word in &self.touched {
-                map.zero(*word);
-            }
-            self.touched.clear();
-            return Sweep::NotDue;
-        }
-        self.touched.clear();
         map.zero_edges();
         for &b in &self.blocks.live {
             map.blocks[b] = [0; 8];
+        }
+        if !all {
+            return Sweep::NotDue;
         }
         let lit = self.blocks.lit_dead(&map);
         for &b in &lit {
@@ -145,25 +137,20 @@ impl Novelty {
         Sweep::Unattributed
     }
 
-    /// Classifies the counters of the live blocks in place (each becomes
-    /// the bit of its bucket, as AFL stores them), sweeping the dead ones
-    /// when due; `new` when any counter reached a higher bucket than the
-    /// corpus has.
+    /// Reads the counters of the live blocks, sweeping the dead ones when
+    /// due; `new` when any counter reached a higher bucket than the corpus
+    /// has. The counters are left as the execution left them, but for dead
+    /// blocks whose executions are to run again, which are zeroed.
     pub fn observe(&mut self, counters: &mut [u8]) -> Observed {
-        if self.seen.len() < counters.len() {
-            self.seen.resize(counters.len(), 0);
+        if self.limits.len() < counters.len() {
+            self.limits.resize(counters.len(), 0);
         }
-        let mut map = Map::of(counters);
+        let map = Map::of(counters);
         self.blocks.know(&map);
-        self.touched.clear();
-        let mut judge = Judge {
-            seen: &self.seen,
-            touched: &mut self.touched,
-            new: false,
-        };
-        map.visit_edges(&mut judge);
+        let limits = &self.limits;
+        let mut new = map.edges_above(limits);
         for &b in &self.blocks.live {
-            map.visit_block(b, &mut judge);
+            new |= map.block_above(b, limits);
         }
         self.blocks.since_sweep += 1;
         let sweep = if self.blocks.since_sweep < self.blocks.interval {
@@ -177,7 +164,7 @@ impl Novelty {
             } else if executions == 1 {
                 // This execution alone reached them: judged with them.
                 for &b in &lit {
-                    map.visit_block(b, &mut judge);
+                    new |= map.block_above(b, limits);
                 }
                 self.blocks.found(&lit);
                 Sweep::Clean
@@ -189,28 +176,30 @@ impl Novelty {
                 Sweep::Unattributed
             }
         };
-        self.last_was_new = judge.new;
-        Observed {
-            new: judge.new,
-            sweep,
-        }
+        self.last_was_new = new;
+        Observed { new, sweep }
     }
 
     pub fn last_was_new(&self) -> bool {
         self.last_was_new
     }
 
-    /// Records the classified `counters` of an input that entered the
-    /// corpus: the last one observed.
+    /// Records the `counters` of an input that entered the corpus: the
+    /// last one observed.
     pub fn commit(&mut self, counters: &[u8]) {
-        if self.seen.len() < counters.len() {
-            self.seen.resize(counters.len(), 0);
+        if self.limits.len() < counters.len() {
+            self.limits.resize(counters.len(), 0);
         }
-        for word in &self.touched {
-            let range = word.at..word.at + word.len;
-            for (seen, &class) in self.seen[range.clone()].iter_mut().zip(&counters[range]) {
-                *seen = (*seen).max(class);
+        let (start, end) = blocks_between(counters);
+        let mut raise = |range: std::ops::Range<usize>| {
+            for (limit, &count) in self.limits[range.clone()].iter_mut().zip(&counters[range]) {
+                *limit = (*limit).max(BUCKET_TOP[usize::from(count)]);
             }
+        };
+        raise(0..start);
+        raise(end..counters.len());
+        for &b in &self.blocks.live {
+            raise(start + 64 * b..start + 64 * (b + 1));
         }
     }
 }
@@ -259,24 +248,18 @@ impl Blocks {
     }
 }
 
-/// Classifies the words it visits and notes whether any is new.
-struct Judge<'a> {
-    seen: &'a [u8],
-    touched: &'a mut Vec<Word>,
-    new: bool,
+/// Whether any of `counts` is above its limit: without a branch per
+/// counter, which the compiler turns into a few vector instructions.
+#[inline(always)]
+fn above(counts: &[u8], limits: &[u8]) -> bool {
+    (counts.iter().zip(limits)).fold(false, |above, (count, limit)| above | (count > limit))
 }
 
-impl Judge<'_> {
-    fn visit(&mut self, word: Word, bytes: &mut [u8]) {
-        self.touched.push(word);
-        for (k, count) in bytes.iter_mut().enumerate() {
-            if *count != 0 {
-                let class = CLASSIFIED[usize::from(*count)];
-                *count = class;
-                self.new |= class > self.seen[word.at + k];
-            }
-        }
-    }
+/// Where the whole blocks of `counters` start and end.
+fn blocks_between(counters: &[u8]) -> (usize, usize) {
+    // SAFETY: every bit pattern is a valid u8 and u64.
+    let (head, words, _) = unsafe { counters.align_to::<u64>() };
+    (head.len(), head.len() + 64 * (words.len() / 8))
 }
 
 /// The counters as whole words between a head and a tail of fewer than
@@ -303,47 +286,34 @@ impl<'a> Map<'a> {
         }
     }
 
-    /// The position of word `w` (counting from the first whole word).
-    fn word_at(&self, w: usize) -> usize {
-        self.head.len() + 8 * w
-    }
-
     /// The block that holds counter `at`, if it is in one.
     fn block_of(&self, at: usize) -> Option<usize> {
         let b = at.checked_sub(self.head.len())? / 64;
         (b < self.blocks.len()).then_some(b)
     }
 
-    fn visit_block(&mut self, b: usize, judge: &mut Judge<'_>) {
-        // Not `== [0; 8]`, which is a call to `bcmp` (interposed).
-        if self.blocks[b].iter().fold(0, |acc, w| acc | w) == 0 {
-            return;
-        }
-        let first = self.word_at(8 * b);
-        for (k, word) in self.blocks[b].iter_mut().enumerate() {
-            if *word != 0 {
-                visit_word(first + 8 * k, word, judge);
-            }
-        }
+    /// Whether a counter of block `b` is above its limit. All 64 are
+    /// compared, zeros too: that is a few vector instructions, where
+    /// skipping the zero words took a mispredicted branch each.
+    fn block_above(&self, b: usize, limits: &[u8]) -> bool {
+        let at = self.head.len() + 64 * b;
+        // SAFETY: every bit pattern of 64 bytes is a valid [u8; 64].
+        let counts: [u8; 64] = unsafe { std::mem::transmute(self.blocks[b]) };
+        above(&counts, &limits[at..at + 64])
     }
 
-    /// The head, the rest and the tail.
-    fn visit_edges(&mut self, judge: &mut Judge<'_>) {
-        if self.head.iter().any(|&c| c != 0) {
-            let len = self.head.len();
-            judge.visit(Word { at: 0, len }, self.head);
+    /// Whether a counter of the head, the rest or the tail is above its
+    /// limit.
+    fn edges_above(&self, limits: &[u8]) -> bool {
+        let head = self.head.len();
+        let mut new = above(self.head, &limits[..head]);
+        let rest_at = head + 64 * self.blocks.len();
+        for (k, word) in self.rest.iter().enumerate() {
+            let at = rest_at + 8 * k;
+            new |= above(&word.to_ne_bytes(), &limits[at..at + 8]);
         }
-        let rest_at = self.word_at(8 * self.blocks.len());
-        for (k, word) in self.rest.iter_mut().enumerate() {
-            if *word != 0 {
-                visit_word(rest_at + 8 * k, word, judge);
-            }
-        }
-        if self.tail.iter().any(|&c| c != 0) {
-            let at = rest_at + 8 * self.rest.len();
-            let len = self.tail.len();
-            judge.visit(Word { at, len }, self.tail);
-        }
+        let tail_at = rest_at + 8 * self.rest.len();
+        new | above(self.tail, &limits[tail_at..tail_at + self.tail.len()])
     }
 
     fn zero_edges(&mut self) {
@@ -351,28 +321,6 @@ impl<'a> Map<'a> {
         self.rest.fill(0);
         self.tail.fill(0);
     }
-
-    /// Zeroes the counters of `word`.
-    fn zero(&mut self, word: Word) {
-        let head = self.head.len();
-        if word.at < head {
-            self.head.fill(0);
-        } else if word.len < 8 {
-            self.tail.fill(0);
-        } else {
-            let w = (word.at - head) / 8;
-            match self.blocks.get_mut(w / 8) {
-                Some(block) => block[w % 8] = 0,
-                None => self.rest[w - 8 * self.blocks.len()] = 0,
-            }
-        }
-    }
-}
-
-fn visit_word(at: usize, word: &mut u64, judge: &mut Judge<'_>) {
-    let mut bytes = word.to_ne_bytes();
-    judge.visit(Word { at, len: 8 }, &mut bytes);
-    *word = u64::from_ne_bytes(bytes);
 }
 
 /// The first of `blocks` from `from` on that holds a nonzero counter, or

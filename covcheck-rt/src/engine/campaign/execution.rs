@@ -60,7 +60,7 @@ pub(super) struct Shared {
     /// [`crate::property::runs`] after the harness's last run: when it has
     /// moved on since, something else ran the instrumented code, and every
     /// counter is cleared before the next execution rather than only those
-    /// that execution touched ([`Novelty::clear`]).
+    /// read after every execution ([`Novelty::clear`]).
     runs_after_last: Cell<Option<u64>>,
     /// The source every execution replays its input from, kept with its
     /// buffers between executions.

@@ -82,7 +82,7 @@ unsafe extern "C" fn commit(ctx: *const c_void) {
     let side = unsafe { side(ctx) };
     // SAFETY: the counters section lives as long as the process, and the
     // engine does not touch it during the call. It still holds the
-    // classified counts of the input being added.
+    // counts of the input being added.
     let counters = unsafe { std::slice::from_raw_parts(side.counters.0, side.counters.1) };
     side.shared.novelty.borrow_mut().commit(counters);
     side.shared.targets.borrow_mut().commit();

@@ -20,7 +20,7 @@ fn settle(novelty: &mut Novelty, map: &mut [u8]) {
 }
 
 #[test]
-fn novelty_classifies_in_place_and_reports_higher_buckets() {
+fn novelty_reports_new_counters_and_leaves_the_counts_as_they_are() {
     let mut storage = vec![0u64; 40];
     let counters = map_in(&mut storage, 0, 279);
     // Every count once, then zero words, then two more counters.
@@ -29,14 +29,32 @@ fn novelty_classifies_in_place_and_reports_higher_buckets() {
     }
     counters[277] = 3;
     counters[278] = 200;
+    let before = counters.to_vec();
     let mut novelty = Novelty::default();
     assert!(novelty.observe(counters).new);
-    assert_eq!(counters[0], 0);
-    for count in 1..=255u8 {
-        assert_eq!(counters[usize::from(count)], 1 << bucket(count), "{count}");
+    assert_eq!(counters, &before[..]);
+}
+
+/// Every count against every count a corpus entry reached before: new
+/// exactly when its bucket is higher.
+#[test]
+fn a_count_is_new_exactly_when_its_bucket_is_above_the_corpus() {
+    let mut storage = vec![0u64; 40];
+    let map = map_in(&mut storage, 0, 300);
+    for committed in 1..=255u8 {
+        let mut novelty = Novelty::default();
+        map[70] = committed;
+        assert!(novelty.observe(map).new);
+        novelty.commit(map);
+        novelty.clear(map, false);
+        for count in 1..=255u8 {
+            map[70] = count;
+            let new = novelty.observe(map).new;
+            novelty.clear(map, false);
+            let higher = bucket(count) > bucket(committed);
+            assert_eq!(new, higher, "{count} after {committed}");
+        }
     }
-    assert!(counters[256..277].iter().all(|&c| c == 0));
-    assert_eq!(&counters[277..], &[4, 128]);
 }
 
 #[test]
@@ -144,7 +162,7 @@ fn pinned_counters_are_read_after_every_execution() {
 }
 
 #[test]
-fn novelty_clears_only_what_the_last_execution_touched_unless_told_to_clear_all() {
+fn novelty_clears_what_it_reads_after_every_execution_unless_told_to_clear_all() {
     // An unaligned map: a head and a tail shorter than a word.
     let mut storage = vec![0u64; 40];
     let map = map_in(&mut storage, 3, 314);
