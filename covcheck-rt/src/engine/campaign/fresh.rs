@@ -50,6 +50,8 @@ pub(super) struct Fresh<'a, 'p> {
     source: Option<Source>,
     /// The last input's choices.
     drawn: Vec<u64>,
+    /// Buffers for a batch's inputs ([`Fresh::draw_batch`]).
+    batch: Vec<Vec<u64>>,
 }
 
 impl<'a, 'p> Fresh<'a, 'p> {
@@ -76,6 +78,7 @@ impl<'a, 'p> Fresh<'a, 'p> {
             max_choices,
             source: None,
             drawn: Vec::new(),
+            batch: Vec::new(),
         };
         for _ in 0..head_start(request, bound, limits.max_len) {
             fresh.grow();
@@ -89,6 +92,23 @@ impl<'a, 'p> Fresh<'a, 'p> {
     /// in flight.
     pub(super) fn draw(&mut self) -> &[u64] {
         self.draw_up_to(self.bound)
+    }
+
+    /// `count` fresh inputs, as `count` calls of [`Fresh::draw`] would
+    /// draw them. Drawing runs the generators, whose code in the crates
+    /// under test is instrumented, so the execution after a draw clears
+    /// and sweeps the whole map ([`crate::engine::novelty`]): drawn
+    /// together, a stalled campaign's fresh inputs pay for that once a
+    /// round rather than once each.
+    pub(super) fn draw_batch(&mut self, count: usize) -> &[Vec<u64>] {
+        for k in 0..count {
+            self.draw();
+            if k == self.batch.len() {
+                self.batch.push(Vec::new());
+            }
+            self.batch[k].clone_from(&self.drawn);
+        }
+        &self.batch[..count]
     }
 
     /// A fresh input as plain `cargo test` draws it: collections up to the

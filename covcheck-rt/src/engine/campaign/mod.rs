@@ -290,11 +290,10 @@ impl Campaign<'_, '_> {
     /// strong as plain random testing; `count` of them, unless a failure is
     /// caught first.
     fn evaluate_fresh(&mut self, session: &mut Session, count: usize) -> Result<(), String> {
-        for _ in 0..count {
+        for choices in self.fresh.draw_batch(count) {
             if self.shared.has_caught() {
                 break;
             }
-            let choices = self.fresh.draw();
             self.shared.fresh.set(true);
             let evaluated = session.evaluate(choices, true);
             self.shared.fresh.set(false);
