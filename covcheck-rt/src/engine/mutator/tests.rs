@@ -800,3 +800,43 @@ fn a_compared_integer_is_spelled_in_either_byte_order_and_in_decimal() {
         ]
     );
 }
+
+/// `a[2] % 65521 == 22222` with `a[2] = 3443258481`: the compared remainder
+/// (64410) is no draw, but the draw less it plus 22222 has the remainder
+/// sought. Without the comparison being one with a constant, or with a
+/// constant too small to be taken for a remainder, nothing is written.
+#[test]
+fn input_to_state_solves_a_remainder_compared_with_a_constant() {
+    let values: Vec<u32> = vec![40503, 3571, 3_443_258_481, 0];
+    let indices: Vec<u64> = values.iter().flat_map(|&v| [1, u64::from(v)]).collect();
+    assert_eq!(value_of::<Vec<u32>>(&indices), values);
+    let remainder = IntCmp {
+        a: 22222,
+        b: 3_443_258_481 % 65521,
+        size: 4,
+    };
+    let mut shape = shape_of::<Vec<u32>>(&indices);
+    shape.comparisons.ints = vec![remainder];
+    shape.comparisons.constants = vec![remainder];
+    let solved: Vec<Vec<u32>> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
+    assert!(
+        solved
+            .iter()
+            .any(|v| v[2] % 65521 == 22222 && v[2] / 65521 == 3_443_258_481 / 65521),
+        "{solved:?}"
+    );
+
+    shape.comparisons.constants.clear();
+    let unsolved: Vec<Vec<u32>> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
+    assert!(unsolved.iter().all(|v| v == &values), "{unsolved:?}");
+
+    let small = IntCmp {
+        a: 200,
+        b: 3_443_258_481 % 65521,
+        size: 4,
+    };
+    shape.comparisons.ints = vec![small];
+    shape.comparisons.constants = vec![small];
+    let unsolved: Vec<Vec<u32>> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
+    assert!(unsolved.iter().all(|v| v == &values), "{unsolved:?}");
+}
