@@ -250,9 +250,8 @@ impl ChoiceMutator {
     /// becomes `x - cmp.a + cmp.b`: the same quotient, the remainder
     /// sought. Only for a comparison with a constant `cmp.b` of at least
     /// [`MIN_REMAINDER_SOUGHT`] that fits 32 bits. Draws that are no such
-    /// `x` get a wrong
-    /// guess, one try's worth; the gate this opens is out of reach of
-    /// every other solve, and of random values at 1 in `C`.
+    /// `x` get a wrong guess, one try's worth; the gate this opens is out
+    /// of reach of every other solve, and of random values at 1 in `C`.
     fn replace_remainder(
         &mut self,
         shape: &Shape,
