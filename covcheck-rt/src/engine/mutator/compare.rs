@@ -167,10 +167,16 @@ impl ChoiceMutator {
                 matches.push((position, index));
             }
         }
-        if matches.is_empty() {
+        self.write_one_of(&matches, indices)
+    }
+
+    /// Writes one of `sites` (a draw's position and its new index), picked
+    /// at random; false when there are none.
+    fn write_one_of(&mut self, sites: &[(usize, u64)], indices: &mut [u64]) -> bool {
+        if sites.is_empty() {
             return false;
         }
-        let (position, index) = matches[self.pick_site(matches.len())];
+        let (position, index) = sites[self.pick_site(sites.len())];
         indices[position] = index;
         true
     }
@@ -287,12 +293,7 @@ impl ChoiceMutator {
                 sites.push((draw.position, index));
             }
         }
-        if sites.is_empty() {
-            return false;
-        }
-        let (position, index) = sites[self.pick_site(sites.len())];
-        indices[position] = index;
-        true
+        self.write_one_of(&sites, indices)
     }
 
     /// [`ChoiceMutator::replace_offset`] where the input is too short for
