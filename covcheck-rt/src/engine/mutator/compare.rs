@@ -400,10 +400,17 @@ impl ChoiceMutator {
             return false;
         }
         let mut encodings = encodings(from, to, size);
+        // A scan that ran off the end of a string or byte vector looking
+        // for a delimiter: its last byte is among those compared.
+        let ran_off_end = size == 1
+            && stored.bytes.iter().any(|b| b.last() == Some(&(from as u8)))
+            && scanned_for(shape, to);
         while !encodings.is_empty() {
             let (from, to, text) = encodings.swap_remove(self.rng.index(encodings.len()));
             let applied = if text {
                 self.replace_number(shape, stored, indices, &from, &to)
+            } else if ran_off_end && self.rng.percent(50) {
+                self.append_byte(shape, stored, indices, from[0], to[0])
             } else {
                 self.replace_bytes(shape, stored, indices, &from, &to)
             };
@@ -412,6 +419,30 @@ impl ChoiceMutator {
             }
         }
         false
+    }
+
+    /// Appends `to` to a string or byte vector that ends in `from`. A scan
+    /// for a delimiter the input lacks (`split(',')` over
+    /// `covcheck:explode` compares every byte with `,`) needs one element
+    /// more, not one changed: writing the delimiter over a byte it
+    /// compared cuts short what came before, the keyword matched.
+    fn append_byte(
+        &mut self,
+        shape: &Shape,
+        stored: &Stored,
+        indices: &mut Vec<u64>,
+        from: u8,
+        to: u8,
+    ) -> bool {
+        let ends: Vec<usize> = (stored.bytes.iter().enumerate())
+            .filter(|(_, bytes)| bytes.last() == Some(&from))
+            .map(|(r, _)| r)
+            .collect();
+        if ends.is_empty() {
+            return false;
+        }
+        let run = &stored.runs[ends[self.pick_site(ends.len())]];
+        splice_bytes(shape, indices, run, run.len()..run.len(), &[to])
     }
 
     /// Replaces a decimal number `from` standing alone (not inside a longer
@@ -444,6 +475,18 @@ impl ChoiceMutator {
         let (r, range) = sites.swap_remove(self.pick_site(sites.len()));
         splice_bytes(shape, indices, &stored.runs[r], range, to)
     }
+}
+
+/// Whether the input was scanned for byte `sought`: compared with at least
+/// two different bytes, as a search for a delimiter compares each byte it
+/// passes.
+fn scanned_for(shape: &Shape, sought: u64) -> bool {
+    let mut compared = (shape.comparisons.ints.iter())
+        .filter(|c| c.size == 1 && (c.a == sought || c.b == sought))
+        .map(|c| c.a ^ c.b ^ sought);
+    compared
+        .next()
+        .is_some_and(|first| compared.any(|other| other != first))
 }
 
 /// Appends `count` copies of the element whose value choice is at `last`

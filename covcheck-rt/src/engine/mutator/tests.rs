@@ -840,3 +840,34 @@ fn input_to_state_solves_a_remainder_compared_with_a_constant() {
     let unsolved: Vec<Vec<u32>> = mutants(&indices, 40, |m, i| m.input_to_state(&shape, i));
     assert!(unsolved.iter().all(|v| v == &values), "{unsolved:?}");
 }
+
+/// `split(',')` over `covcheck:explode` compares every byte after the colon
+/// with `,` and finds none: the comma is appended (not only written over a
+/// byte of the keyword). A byte compared with one other byte only is no
+/// scan, and gets no append.
+#[test]
+fn input_to_state_appends_a_delimiter_a_scan_ran_off_the_end_for() {
+    let indices = string_choices("covcheck:explode");
+    let mut shape = shape_of::<String>(&indices);
+    shape.comparisons.ints = (b"explode".iter())
+        .map(|&b| IntCmp {
+            a: u64::from(b),
+            b: u64::from(b','),
+            size: 1,
+        })
+        .collect();
+    let mutated: Vec<String> = mutants(&indices, 60, |m, i| m.input_to_state(&shape, i));
+    assert!(
+        mutated.iter().any(|s| s == "covcheck:explode,"),
+        "{mutated:?}"
+    );
+    assert!(mutated.iter().any(|s| s.contains(',') && s.len() == 16));
+
+    shape.comparisons.ints = vec![IntCmp {
+        a: u64::from(b'e'),
+        b: u64::from(b','),
+        size: 1,
+    }];
+    let mutated: Vec<String> = mutants(&indices, 60, |m, i| m.input_to_state(&shape, i));
+    assert!(mutated.iter().all(|s| s.len() == 16), "{mutated:?}");
+}
