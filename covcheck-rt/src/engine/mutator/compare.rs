@@ -4,6 +4,7 @@
 
 use super::bytes::{Element, index_for_byte, splice_bytes};
 use super::stored::{Stored, StoredDraw};
+use super::text::{splice_chars, text_sites};
 use super::windows::{find_windows_in, mask};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
@@ -98,7 +99,7 @@ impl ChoiceMutator {
         let Some(&cmp) = cmps.ints.get(pick) else {
             let (a, b) = &cmps.bytes[pick - cmps.ints.len()];
             let (from, to) = if forward { (a, b) } else { (b, a) };
-            return self.replace_bytes(shape, stored, indices, from, to);
+            return self.replace_bytes_or_text(shape, stored, indices, from, to);
         };
         let (from, to) = if forward {
             (cmp.a, cmp.b)
@@ -206,6 +207,39 @@ impl ChoiceMutator {
         }
         let site = &sites[self.pick_site(sites.len())];
         write_site(shape, indices, site, to)
+    }
+
+    /// [`ChoiceMutator::replace_bytes`], or where no byte run holds
+    /// `from`, in the UTF-8 of a string with wider characters: the
+    /// characters covering it become those of `to`.
+    fn replace_bytes_or_text(
+        &mut self,
+        shape: &Shape,
+        stored: &Stored,
+        indices: &mut Vec<u64>,
+        from: &[u8],
+        to: &[u8],
+    ) -> bool {
+        self.replace_bytes(shape, stored, indices, from, to)
+            || self.replace_in_text(shape, stored, indices, from, to)
+    }
+
+    /// Writes `to` over the characters covering `from` in a string with
+    /// wider characters.
+    fn replace_in_text(
+        &mut self,
+        shape: &Shape,
+        stored: &Stored,
+        indices: &mut Vec<u64>,
+        from: &[u8],
+        to: &[u8],
+    ) -> bool {
+        let sites = text_sites(&stored.texts, from);
+        if sites.is_empty() {
+            return false;
+        }
+        let (t, range) = sites[self.pick_site(sites.len())].clone();
+        splice_chars(shape, indices, &stored.texts[t], range, to)
     }
 
     /// Input-to-state through an offset: the compared value is a stored
@@ -412,7 +446,7 @@ impl ChoiceMutator {
             } else if ran_off_end && self.rng.percent(50) {
                 self.append_byte(shape, stored, indices, from[0], to[0])
             } else {
-                self.replace_bytes(shape, stored, indices, &from, &to)
+                self.replace_bytes_or_text(shape, stored, indices, &from, &to)
             };
             if applied {
                 return true;

@@ -11,6 +11,7 @@
 use super::Shape;
 use super::bytes::{Element, byte_runs, index_at};
 use super::shape::ShapeId;
+use super::text::{Text, wide_texts};
 
 /// An integer draw of at most 64 bits, with the value it holds.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +32,8 @@ pub(super) struct Stored {
     pub(super) runs: Vec<Vec<Element>>,
     /// The bytes of each run.
     pub(super) bytes: Vec<Vec<u8>>,
+    /// The strings that hold a character wider than a byte, as UTF-8.
+    pub(super) texts: Vec<Text>,
     /// The input this was read from: its shape and its choices. Stages
     /// mutate copies of one corpus entry, so an input to mutate is often
     /// the one read last.
@@ -91,5 +94,6 @@ impl Stored {
         self.bytes = (self.runs.iter())
             .map(|run| run.iter().map(|e| e.byte).collect())
             .collect();
+        self.texts = wide_texts(shape, indices);
     }
 }

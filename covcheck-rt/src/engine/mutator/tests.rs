@@ -871,3 +871,22 @@ fn input_to_state_appends_a_delimiter_a_scan_ran_off_the_end_for() {
     let mutated: Vec<String> = mutants(&indices, 60, |m, i| m.input_to_state(&shape, i));
     assert!(mutated.iter().all(|s| s.len() == 16), "{mutated:?}");
 }
+
+/// A compared window of a string's UTF-8 that covers wider characters
+/// (`é` is two bytes, `🦀` four) has its characters replaced by those of
+/// the other operand, however many bytes each takes; a window that starts
+/// inside a character is no place to write.
+#[test]
+fn input_to_state_writes_a_compared_byte_string_over_wide_characters() {
+    let indices = string_choices("aébc🦀xyz");
+    let mut shape = shape_of::<String>(&indices);
+    shape.comparisons.bytes = vec![("ébc🦀".as_bytes().to_vec(), b"covcheck".to_vec())];
+    let mutated: Vec<String> = mutants(&indices, 20, |m, i| m.input_to_state(&shape, i));
+    assert!(!mutated.is_empty());
+    assert!(mutated.iter().all(|s| s == "acovcheckxyz"), "{mutated:?}");
+
+    // The second byte of `é` on: no character starts there.
+    shape.comparisons.bytes = vec![("ébc".as_bytes()[1..].to_vec(), b"cov".to_vec())];
+    let mutated: Vec<String> = mutants(&indices, 20, |m, i| m.input_to_state(&shape, i));
+    assert!(mutated.is_empty(), "{mutated:?}");
+}
