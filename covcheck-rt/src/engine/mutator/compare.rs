@@ -1,6 +1,8 @@
 //! Input-to-state: draws replaced by the other operand of a comparison the
 //! input made (integers by value or low bytes, byte strings where they occur
-//! in a string or byte vector, collection lengths).
+//! in a string or byte vector, collection lengths), or solved for where the
+//! compared value is the stored one plus a small offset. The solves through
+//! other arithmetic are in `arithmetic.rs`.
 
 use super::bytes::{Element, index_for_byte, splice_bytes};
 use super::stored::{Stored, StoredDraw};
@@ -15,11 +17,6 @@ const MAX_OFFSET: u64 = 64;
 
 /// The smallest compared value [`ChoiceMutator::replace_offset`] solves for.
 const MIN_OFFSET_SOLVED: u64 = 1 << 16;
-
-/// The smallest constant [`ChoiceMutator::replace_remainder`] solves for:
-/// a smaller one is more often a bit, a flag or a byte tested than a
-/// remainder, and a solve for it a wasted try.
-const MIN_REMAINDER_SOUGHT: u64 = 256;
 
 /// A try of [`ChoiceMutator::input_to_state`] that found nowhere to write
 /// in the input last read: the comparison (its position among the shape's,
@@ -116,11 +113,11 @@ impl ChoiceMutator {
             || self.replace_encoded(shape, stored, indices, from, to, cmp.size)
             || self.replace_offset(shape, stored, indices, from, to)
             || self.grow_past_offset(shape, stored, indices, from, to)
-            || self.replace_remainder(shape, stored, indices, sought)
+            || self.solve_arithmetic(shape, stored, indices, sought)
     }
 
     /// One of `count` places to write a solution at, and a tally of it.
-    fn pick_site(&mut self, count: usize) -> usize {
+    pub(super) fn pick_site(&mut self, count: usize) -> usize {
         self.sites_picked += 1;
         self.rng.index(count)
     }
@@ -173,7 +170,7 @@ impl ChoiceMutator {
 
     /// Writes one of `sites` (a draw's position and its new index), picked
     /// at random; false when there are none.
-    fn write_one_of(&mut self, sites: &[(usize, u64)], indices: &mut [u64]) -> bool {
+    pub(super) fn write_one_of(&mut self, sites: &[(usize, u64)], indices: &mut [u64]) -> bool {
         if sites.is_empty() {
             return false;
         }
@@ -281,53 +278,6 @@ impl ChoiceMutator {
         let (window, x) = sites.swap_remove(self.pick_site(sites.len()));
         let offset = from.wrapping_sub(x);
         window.write(shape, indices, to.wrapping_sub(offset))
-    }
-
-    /// Input-to-state through a remainder: the code compares `x % C`, for
-    /// a stored integer `x`, with a constant (`a[0] % 65521 == 40503`), so
-    /// the compared value `cmp.a` equals no draw. A stored draw above it by
-    /// more than either operand (by a multiple of `C`, which exceeds both)
-    /// becomes `x - cmp.a + cmp.b`: the same quotient, the remainder
-    /// sought. Only for a comparison with a constant `cmp.b` of at least
-    /// [`MIN_REMAINDER_SOUGHT`] that fits 32 bits. Draws that are no such
-    /// `x` get a wrong guess, one try's worth; the gate this opens is out
-    /// of reach of every other solve, and of random values at 1 in `C`.
-    fn replace_remainder(
-        &mut self,
-        shape: &Shape,
-        stored: &Stored,
-        indices: &mut [u64],
-        cmp: IntCmp,
-    ) -> bool {
-        let (from, to) = (cmp.a, cmp.b);
-        let with_constant = IntCmp {
-            a: to,
-            b: from,
-            size: cmp.size,
-        };
-        // Above 32 bits a constant is a bound (`isize::MAX / 8` in a
-        // capacity check) more often than a remainder.
-        let plausible = (MIN_REMAINDER_SOUGHT..=u64::from(u32::MAX)).contains(&to);
-        if !plausible || !shape.comparisons.constants.contains(&with_constant) {
-            return false;
-        }
-        let mut sites: Vec<(usize, u64)> = Vec::new();
-        for draw in &stored.draws {
-            let Some(multiple) = draw.value.checked_sub(from) else {
-                continue;
-            };
-            let Some(solved) = multiple.checked_add(to) else {
-                continue;
-            };
-            if multiple <= from.max(to) || (draw.bits < 64 && solved >> draw.bits != 0) {
-                continue;
-            }
-            let int = shape.ints.get(draw.position).expect("a stored draw");
-            if let Some(index) = int.index_of(solved) {
-                sites.push((draw.position, index));
-            }
-        }
-        self.write_one_of(&sites, indices)
     }
 
     /// [`ChoiceMutator::replace_offset`] where the input is too short for

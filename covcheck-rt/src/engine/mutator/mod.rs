@@ -15,7 +15,7 @@
 //! | repeat a span | 3 to 512 copies of a span at once: long operation sequences, long runs of one element |
 //! | overwrite a run | a stretch of a string or byte vector becomes one repeated byte |
 //! | splice | replaces a span by a span of the same type from another corpus entry |
-//! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, in a string's UTF-8 across wider characters too, collection lengths), or solves for a stored value the compared one is a small offset from (zeroing it and growing the input where the input is too short for any) |
+//! | input-to-state | replaces a draw by the operand it was compared against (integers by value or by low bytes, strings and byte vectors by `memcmp` operands, in a string's UTF-8 across wider characters too, collection lengths), appends a delimiter a scan ran off the end for, or solves for a stored value the compared one is a function of: a small offset (zeroing it and growing the input where the input is too short for any), a remainder, a product, a quotient (a range check, or high bits for a power of two) |
 //! | checksum repair | not a mutation of its own: after the others, a mutant of an entry that stores a checksum is run traced and the stored sum set to the one computed ([`ChoiceMutator::repair_sums`], and [`ChoiceMutator::repair_xor_sums`] for one compared in XOR form) |
 //! | XOR solve | makes a comparison with a constant hold that a checksum compared in XOR form failed (`stored ^ crc == 0xFFFFFFFF`), by fixing a window of the input picked at random ([`ChoiceMutator::xor_solve`]); a new corpus entry's first missed comparison with a constant is also swept, every window tried ([`ChoiceMutator::sweep_miss`]) |
 //! | tokens | inserts or writes a dictionary token into a string or byte vector: byte strings the code compared against, the property's own tokens (`dict`, `dict_file`), and the string and number literals of the crates under test |
@@ -25,6 +25,7 @@
 //! | crossover | copies part of another corpus entry's string or byte vector into one of this entry's |
 //! | swarm | makes some or all values of one enum type in the input the same variant (swarm testing), favouring the variants of entries that found new coverage |
 
+mod arithmetic;
 mod bytes;
 mod compare;
 mod shape;

@@ -890,3 +890,32 @@ fn input_to_state_writes_a_compared_byte_string_over_wide_characters() {
     let mutated: Vec<String> = mutants(&indices, 20, |m, i| m.input_to_state(&shape, i));
     assert!(mutated.is_empty(), "{mutated:?}");
 }
+
+/// `a[0] * 12 == 7_200_000` is compared as the product (an even factor is
+/// not folded into the constant), `a[1] / 1000 == 777` as the range check
+/// `a[1] - 777_000 < 1000`, and `a[2] / 16 == 99_999` as
+/// `a[2] & !15 == 1_599_984`: no compared value is a draw, and each is
+/// solved for one. Without the constants, nothing is written.
+#[test]
+fn input_to_state_solves_a_product_and_quotients_compared_with_a_constant() {
+    let values: Vec<u32> = vec![123_457, 3_417_466_629, 17, 0];
+    let indices: Vec<u64> = values.iter().flat_map(|&v| [1, u64::from(v)]).collect();
+    let compared = |a: u64, b: u64| IntCmp { a, b, size: 4 };
+    let product = compared(123_457u32.wrapping_mul(12).into(), 7_200_000);
+    let quotient = compared(3_417_466_629 - 777_000, 1000);
+    let high_bits = compared(17 & !15, 1_599_984);
+    let mut shape = shape_of::<Vec<u32>>(&indices);
+    shape.comparisons.ints = vec![product, quotient, high_bits];
+    shape.comparisons.constants = [product, quotient, high_bits]
+        .map(|c| compared(c.b, c.a))
+        .to_vec();
+    let solved: Vec<Vec<u32>> = mutants(&indices, 80, |m, i| m.input_to_state(&shape, i));
+    let opened = |gate: fn(&[u32]) -> bool| solved.iter().any(|v| gate(v));
+    assert!(opened(|v| v[0].wrapping_mul(12) == 7_200_000), "{solved:?}");
+    assert!(opened(|v| v[1] / 1000 == 777), "{solved:?}");
+    assert!(opened(|v| v[2] / 16 == 99_999), "{solved:?}");
+
+    shape.comparisons.constants.clear();
+    let unsolved: Vec<Vec<u32>> = mutants(&indices, 80, |m, i| m.input_to_state(&shape, i));
+    assert!(unsolved.iter().all(|v| v == &values), "{unsolved:?}");
+}
