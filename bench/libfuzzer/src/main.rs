@@ -96,6 +96,9 @@ fuzz_target!(|data: &[u8]| {
         "mod_gates" => with(data, |a: Vec<u32>| {
             run(mod_gates::check(&a), mod_gates::size(&a))
         }),
+        "arith_gates" => with(data, |a: Vec<u32>| {
+            run(arith_gates::check(&a), arith_gates::size(&a))
+        }),
         "png_palette" => with(data, |i: Vec<u8>| {
             run(png_palette::check(&i), png_palette::size(&i))
         }),

@@ -181,6 +181,7 @@ proptest! {
 
     #[test]
     fn mod_gates(a in any::<Vec<u32>>()) { run(mod_gates::check(&a), mod_gates::size(&a))?; }
+    fn arith_gates(a in any::<Vec<u32>>()) { run(arith_gates::check(&a), arith_gates::size(&a))?; }
 
     #[test]
     fn png_palette(image in any::<Vec<u8>>()) { run(png_palette::check(&image), png_palette::size(&image))?; }

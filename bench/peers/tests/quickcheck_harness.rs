@@ -164,6 +164,11 @@ fn mod_gates() {
 }
 
 #[test]
+fn arith_gates() {
+    qc((|a: Vec<u32>| run(arith_gates::check(&a), arith_gates::size(&a))) as fn(_) -> bool);
+}
+
+#[test]
 fn png_palette() {
     qc((|i: Vec<u8>| run(png_palette::check(&i), png_palette::size(&i))) as fn(_) -> bool);
 }

@@ -131,6 +131,11 @@ fn mod_gates(a: Vec<u32>) {
 }
 
 #[covcheck]
+fn arith_gates(a: Vec<u32>) {
+    run(arith_gates::check(&a), arith_gates::size(&a));
+}
+
+#[covcheck]
 fn png_palette(image: Vec<u8>) {
     run(png_palette::check(&image), png_palette::size(&image));
 }

@@ -380,6 +380,40 @@ fn mod_gates_fails_when_all_four_gates_open_only() {
     }
 }
 
+#[test]
+fn arith_gates_fails_when_all_four_gates_open_only() {
+    // The smallest elements that open each gate, then the largest.
+    let witness = [600_000, 777_000, 1_599_984, 38_885];
+    let failure = arith_gates::check(&witness).unwrap_err();
+    assert!(failure.contains("gates opened"), "{failure}");
+    assert!(arith_gates::check(&[600_000, 777_999, 1_599_999, 38_891]).is_err());
+    assert!(arith_gates::check(&[600_000, 777_000, 1_599_984, 38_885, 0, 1]).is_err());
+    // Each element just outside its gate, on both sides; an odd factor's
+    // wrap-around solution does not exist for an even one.
+    let outside = [
+        [599_999, 600_001],
+        [776_999, 778_000],
+        [1_599_983, 1_600_000],
+        [38_884, 38_892],
+    ];
+    for (i, values) in outside.iter().enumerate() {
+        for &value in values {
+            let mut near = witness;
+            near[i] = value;
+            assert!(arith_gates::check(&near).is_ok(), "{near:?}");
+        }
+    }
+    for ok in [
+        vec![],
+        witness[..3].to_vec(),
+        witness[1..].to_vec(),
+        vec![777_000, 600_000, 1_599_984, 38_885],
+        vec![0, 0, 0, 0],
+    ] {
+        assert!(arith_gates::check(&ok).is_ok(), "{ok:?}");
+    }
+}
+
 /// `IHDR`'s data: width, height, bit depth, colour type, then the
 /// compression, filter and interlace methods.
 fn ihdr(width: u32, height: u32, depth: u8, colour: u8, interlace: u8) -> Vec<u8> {

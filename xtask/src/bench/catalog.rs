@@ -30,6 +30,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("adler_frame", ""),
     ("crc_chunks", ""),
     ("mod_gates", ""),
+    ("arith_gates", ""),
     ("png_palette", ""),
     ("kv_store", "kv_store_stale_shift_mask"),
     ("bound5", ""),

@@ -5,6 +5,7 @@
 //! [`crate::unwind::caught`].
 
 pub mod adler_frame;
+pub mod arith_gates;
 pub mod bsearch;
 pub mod bst;
 pub mod checksum;
