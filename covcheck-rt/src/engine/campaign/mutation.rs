@@ -201,10 +201,10 @@ impl<'a, 'p> CampaignMutator<'a, 'p> {
                 self.xor_sums.insert(entry, xor_sums);
             }
         }
-        // Behind an XOR-form checksum every random change of a magic value
-        // must be repaired too, so there the narrow constants (a byte, a
-        // zero) are swept as well.
-        let checksummed = self.xor_sums.contains_key(&entry);
+        // Behind a checksum every random change of a magic value must be
+        // repaired too, so there the narrow constants (a byte, a zero) are
+        // swept as well.
+        let checksummed = self.xor_sums.contains_key(&entry) || !learned.0.sums.is_empty();
         let target = learned
             .0
             .misses

@@ -919,3 +919,58 @@ fn input_to_state_solves_a_product_and_quotients_compared_with_a_constant() {
     let unsolved: Vec<Vec<u32>> = mutants(&indices, 80, |m, i| m.input_to_state(&shape, i));
     assert!(unsolved.iter().all(|v| v == &values), "{unsolved:?}");
 }
+
+/// A frame whose last two bytes are a sum of the others (big-endian), and
+/// behind the sum a magic byte: its first missed comparison with a
+/// constant is swept over each byte holding the compared value, and each
+/// try's broken sum is repaired before it runs again. Without the repair
+/// no try reaches the magic byte's comparison at all.
+#[test]
+fn a_sweep_behind_a_checksum_repairs_the_sum_each_try_breaks() {
+    use crate::engine::sancov::{__sanitizer_cov_trace_cmp2, __sanitizer_cov_trace_const_cmp1};
+    fn sum(body: &[u8]) -> u16 {
+        (body.iter().map(|&b| u32::from(b)).sum::<u32>() * 7 + 300) as u16
+    }
+    let property = |src: &mut Source| {
+        let frame = Vec::<u8>::generate(src);
+        crate::source::begin_body(src);
+        let Some(split) = frame.len().checked_sub(2) else {
+            return Ok(());
+        };
+        let (body, stored) = frame.split_at(split);
+        let stored = u16::from_be_bytes([stored[0], stored[1]]);
+        __sanitizer_cov_trace_cmp2(stored, sum(body));
+        if stored != sum(body) || body.is_empty() {
+            return Ok(());
+        }
+        __sanitizer_cov_trace_const_cmp1(0xA5, body[0]);
+        if body[0] == 0xA5 {
+            return Err("the magic byte behind the sum".to_string());
+        }
+        Ok(())
+    };
+    let body = [13u8; 40];
+    let frame = [&body[..], &sum(&body).to_be_bytes()].concat();
+    let entry = byte_choices(&frame);
+    let shape = Shape::learn(&property, &entry, long(), true);
+    assert!(!shape.sums.is_empty(), "{:?}", shape.sums);
+    let miss = *shape.misses.first().expect("the magic byte missed");
+    let mut choices = entry.clone();
+    let mut before_run = |_: &[u64]| {};
+    let mut runs = RepairRuns {
+        property: &property,
+        limits: long(),
+        before_run: &mut before_run,
+        locate: true,
+    };
+    let mut mutator = ChoiceMutator::new(1, true);
+    assert!(
+        mutator
+            .sweep_miss(&mut runs, &shape, miss, &mut choices, &[])
+            .is_some()
+    );
+    let solved = value_of::<Vec<u8>>(&choices);
+    let (body, stored) = solved.split_at(solved.len() - 2);
+    assert_eq!(body[0], 0xA5, "{solved:?}");
+    assert_eq!(stored, sum(body).to_be_bytes(), "{solved:?}");
+}

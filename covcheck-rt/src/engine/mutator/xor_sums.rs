@@ -28,7 +28,7 @@
 //! other sum ([`ChoiceMutator::repair_xor_sums`]), and their notes passed
 //! on.
 
-use super::sums::{InputValues, RepairRuns};
+use super::sums::{InputValues, RepairRuns, Sum};
 use super::windows::{Window, find_windows, mask, random_window};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
@@ -246,7 +246,7 @@ impl ChoiceMutator {
                 Some(cmp) => {
                     let windows = find_windows(&shape, choices, sum.size, |_| true);
                     let tries = xor_fixes(windows, cmp);
-                    let found = self.try_windows(runs, &shape, tries, sum, &[], choices);
+                    let found = self.try_windows(runs, &shape, tries, sum, (&[], &[]), choices);
                     located.extend(found.map(|(stored, _)| XorSum { stored, ..sum }));
                 }
                 None => located.push(sum),
@@ -287,12 +287,14 @@ impl ChoiceMutator {
                 }
             }
             let tries = windows.into_iter().map(|(w, _)| (w, cmp.a)).collect();
-            let solved = self.try_windows(runs, shape, tries, sum, carried, choices);
+            let sums = (&shape.sums[..], carried);
+            let solved = self.try_windows(runs, shape, tries, sum, sums, choices);
             return solved.map(|(_, carried)| carried);
         }
         let windows = find_windows(shape, choices, cmp.size, |_| true);
         let tries = xor_fixes(windows, cmp);
-        let solved = self.try_windows(runs, shape, tries, sum, carried, choices);
+        let sums = (&shape.sums[..], carried);
+        let solved = self.try_windows(runs, shape, tries, sum, sums, choices);
         solved.map(|(stored, mut carried)| {
             carried.push(XorSum { stored, ..sum });
             carried
@@ -306,17 +308,18 @@ impl ChoiceMutator {
     /// `choices`; returns the value written and the `carried` sums as the
     /// input stores them then.
     ///
-    /// `carried` are the XOR-form sums the input stored before: a write
-    /// that breaks one of them (a chunk's type made right, which its CRC
-    /// covers) is repaired and run again, for the comparison behind it to
-    /// be reached at all.
+    /// `sums` are the sums the input stored before, in value and in XOR
+    /// form (`carried`): a write that breaks one of them (a chunk's type
+    /// made right, which its CRC covers; a frame's magic byte, which its
+    /// Adler-32 covers) is repaired and run again, for the comparison
+    /// behind it to be reached at all.
     fn try_windows(
         &mut self,
         runs: &mut RepairRuns<'_, '_>,
         shape: &Shape,
         windows: Vec<(Window, u64)>,
         check: XorSum,
-        carried: &[XorSum],
+        (sums, carried): (&[Sum], &[XorSum]),
         choices: &mut Vec<u64>,
     ) -> Option<(u64, Vec<XorSum>)> {
         if windows.is_empty() {
@@ -337,9 +340,11 @@ impl ChoiceMutator {
             };
             let mut tried = runs.learn(&candidate);
             let mut stored = carried.to_vec();
-            if !tried.failed && !check.holds_in(&tried) && !carried.is_empty() {
+            let summed = !carried.is_empty() || !sums.is_empty();
+            if !tried.failed && !check.holds_in(&tried) && summed {
+                let repaired_sums = self.repair_sums(sums, &tried, &mut candidate);
                 let (repaired, any) = self.repair_xor_sums(carried, &tried, &mut candidate);
-                if !any {
+                if !any && repaired_sums.is_empty() {
                     continue;
                 }
                 stored = repaired;
