@@ -974,3 +974,14 @@ fn a_sweep_behind_a_checksum_repairs_the_sum_each_try_breaks() {
     assert_eq!(body[0], 0xA5, "{solved:?}");
     assert_eq!(stored, sum(body).to_be_bytes(), "{solved:?}");
 }
+
+/// A `memcmp` of no bytes is recorded like any other: it covers no
+/// character, and writes nothing into a string with wide characters.
+#[test]
+fn an_empty_compared_byte_string_writes_nothing_into_wide_text() {
+    let indices = string_choices("aé🦀");
+    let mut shape = shape_of::<String>(&indices);
+    shape.comparisons.bytes = vec![(Vec::new(), Vec::new())];
+    let mutated: Vec<String> = mutants(&indices, 20, |m, i| m.input_to_state(&shape, i));
+    assert!(mutated.is_empty(), "{mutated:?}");
+}

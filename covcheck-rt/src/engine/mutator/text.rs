@@ -62,8 +62,12 @@ pub(super) fn wide_texts(shape: &Shape, indices: &[u64]) -> Vec<Text> {
 
 /// Where `from` occurs in a text, starting at a character: the text and
 /// the range of its characters the occurrence covers, the last one whole.
+/// None for an empty `from` (a `memcmp` of no bytes), which covers nothing.
 pub(super) fn text_sites(texts: &[Text], from: &[u8]) -> Vec<(usize, std::ops::Range<usize>)> {
     let mut sites = Vec::new();
+    if from.is_empty() {
+        return sites;
+    }
     for (t, text) in texts.iter().enumerate() {
         for start in 0..text
             .bytes
