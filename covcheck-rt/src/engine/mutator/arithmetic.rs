@@ -125,13 +125,8 @@ impl ChoiceMutator {
         if from < MIN_RESULT_SOUGHT || !sought_result(shape, cmp) {
             return false;
         }
-        let width = mask(cmp.size);
-        let factor_of = |x: u64| {
-            (x > 1)
-                .then(|| (2..=MAX_FACTOR).find(|&k| x.wrapping_mul(k) & width == from))
-                .flatten()
-                .filter(|k| to % k == 0)
-        };
+        let bits = 8 * u32::from(cmp.size);
+        let factor_of = |x: u64| factor(x, from, bits).filter(|k| to % k == 0);
         let mut sites = find_windows_in(stored, cmp.size, |x| factor_of(x).is_some());
         // A narrower draw, widened for the product (`u64::from(x) * 12`).
         let narrower = (stored.draws.iter()).filter(|d| {
@@ -220,6 +215,41 @@ impl ChoiceMutator {
         }
         self.write_one_of(&sites, indices)
     }
+}
+
+/// The smallest factor `k` from 2 to [`MAX_FACTOR`] with `x * k` equal to
+/// `product` at `bits` bits (wrapping), if any. Solved rather than
+/// searched where it can be, as each window of a byte vector is asked:
+/// `x` is `2^t` times an odd number, which has an inverse modulo any power
+/// of two, and where `2^(bits - t)` exceeds [`MAX_FACTOR`] the one residue
+/// of `k` modulo it is the only candidate.
+pub(super) fn factor(x: u64, product: u64, bits: u32) -> Option<u64> {
+    let low = |v: u64, bits: u32| if bits >= 64 { v } else { v & ((1 << bits) - 1) };
+    let (x, product) = (low(x, bits), low(product, bits));
+    if x < 2 {
+        return None;
+    }
+    let twos = x.trailing_zeros();
+    if product.trailing_zeros() < twos {
+        return None;
+    }
+    let width = bits - twos;
+    if 1u128 << width <= u128::from(MAX_FACTOR) {
+        return (2..=MAX_FACTOR).find(|&k| low(x.wrapping_mul(k), bits) == product);
+    }
+    let k = low((product >> twos).wrapping_mul(inverse(x >> twos)), width);
+    (2..=MAX_FACTOR).contains(&k).then_some(k)
+}
+
+/// The inverse of an odd number modulo 2^64, by Newton's iteration: each
+/// step doubles the low bits that are right, three to start with (an odd
+/// number is its own inverse modulo 8).
+fn inverse(odd: u64) -> u64 {
+    let mut inverse = odd;
+    for _ in 0..5 {
+        inverse = inverse.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inverse)));
+    }
+    inverse
 }
 
 /// Whether `value` fits a draw of `bits` bits without losing high bits

@@ -985,3 +985,31 @@ fn an_empty_compared_byte_string_writes_nothing_into_wide_text() {
     let mutated: Vec<String> = mutants(&indices, 20, |m, i| m.input_to_state(&shape, i));
     assert!(mutated.is_empty(), "{mutated:?}");
 }
+
+/// The factor of a product is solved, not searched, yet it is the one a
+/// search of 2 to 64 finds, wrapping at every width, for odd and even
+/// values and for products of no such factor.
+#[test]
+fn the_factor_of_a_product_is_the_smallest_a_search_finds() {
+    let mut rng = crate::rng::Rng::new(29);
+    for bits in [8, 16, 32, 64] {
+        let low = |v: u64| if bits == 64 { v } else { v & ((1 << bits) - 1) };
+        for _ in 0..2000 {
+            let shift = rng.at_most(u64::from(bits) - 1) as u32;
+            let x = low(rng.next_u64() << shift);
+            let product = if rng.percent(50) {
+                low(x.wrapping_mul(rng.at_most(80)))
+            } else {
+                low(rng.next_u64())
+            };
+            let searched = (x > 1)
+                .then(|| (2..=64).find(|&k| low(x.wrapping_mul(k)) == product))
+                .flatten();
+            assert_eq!(
+                arithmetic::factor(x, product, bits),
+                searched,
+                "{x} {product} {bits}"
+            );
+        }
+    }
+}
