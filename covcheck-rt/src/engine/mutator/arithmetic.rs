@@ -7,7 +7,7 @@
 //! ([`ChoiceMutator::try_comparison`]): every one is a guess, and a wrong
 //! guess costs the try.
 
-use super::stored::Stored;
+use super::stored::{Stored, StoredDraw};
 use super::windows::{Window, find_windows_in, mask};
 use super::{ChoiceMutator, Shape};
 use crate::engine::sancov::IntCmp;
@@ -86,23 +86,10 @@ impl ChoiceMutator {
         if !sought_result(shape, cmp) {
             return false;
         }
-        let mut sites: Vec<(usize, u64)> = Vec::new();
-        for draw in &stored.draws {
-            let Some(multiple) = draw.value.checked_sub(from) else {
-                continue;
-            };
-            let Some(solved) = multiple.checked_add(to) else {
-                continue;
-            };
-            if multiple <= from.max(to) || !fits(solved, draw.bits) {
-                continue;
-            }
-            let int = shape.ints.get(draw.position).expect("a stored draw");
-            if let Some(index) = int.index_of(solved) {
-                sites.push((draw.position, index));
-            }
-        }
-        self.write_one_of(&sites, indices)
+        self.write_solved_draw(shape, stored, indices, |draw| {
+            let multiple = draw.value.checked_sub(from)?;
+            (multiple > from.max(to)).then_some(multiple.checked_add(to)?)
+        })
     }
 
     /// Input-to-state through a product: `x * 12 == 7_200_000` is
@@ -161,21 +148,12 @@ impl ChoiceMutator {
         if !sought_result(shape, cmp) {
             return false;
         }
-        let mut sites: Vec<(usize, u64)> = Vec::new();
-        for draw in &stored.draws {
-            let low = match draw.value ^ from {
-                0 => continue,
-                differ => u64::MAX >> differ.leading_zeros(),
-            };
-            if low > 0xFF || (from | to) & low != 0 || !fits(to, draw.bits) {
-                continue;
-            }
-            let int = shape.ints.get(draw.position).expect("a stored draw");
-            if let Some(index) = int.index_of(to | (draw.value & low)) {
-                sites.push((draw.position, index));
-            }
-        }
-        self.write_one_of(&sites, indices)
+        self.write_solved_draw(shape, stored, indices, |draw| {
+            let differ = draw.value ^ from;
+            let low = u64::MAX.checked_shr(differ.leading_zeros())?;
+            let solvable = differ != 0 && low <= 0xFF && (from | to) & low == 0;
+            solvable.then_some(to | (draw.value & low))
+        })
     }
 
     /// Input-to-state through a range check: LLVM compiles a quotient
@@ -202,14 +180,29 @@ impl ChoiceMutator {
         // A narrower draw may have been widened for the quotient: its
         // start fits it where it is the `x`.
         let bits = 8 * u32::from(cmp.size);
+        self.write_solved_draw(shape, stored, indices, |draw| {
+            (draw.bits <= bits).then_some(draw.value.wrapping_sub(from) & mask(cmp.size))
+        })
+    }
+
+    /// Writes one of the integer draws that `solve` gives a value for,
+    /// picked at random, where the value fits the draw and lies in its
+    /// domain; false when there are none. The solves that guess which draw
+    /// is the `x` of the compared value meet here.
+    fn write_solved_draw(
+        &mut self,
+        shape: &Shape,
+        stored: &Stored,
+        indices: &mut [u64],
+        solve: impl Fn(&StoredDraw) -> Option<u64>,
+    ) -> bool {
         let mut sites: Vec<(usize, u64)> = Vec::new();
-        for draw in stored.draws.iter().filter(|d| d.bits <= bits) {
-            let start = draw.value.wrapping_sub(from) & mask(cmp.size);
-            if !fits(start, draw.bits) {
+        for draw in &stored.draws {
+            let Some(solved) = solve(draw).filter(|&v| fits(v, draw.bits)) else {
                 continue;
-            }
+            };
             let int = shape.ints.get(draw.position).expect("a stored draw");
-            if let Some(index) = int.index_of(start) {
+            if let Some(index) = int.index_of(solved) {
                 sites.push((draw.position, index));
             }
         }
