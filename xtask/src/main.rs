@@ -2,8 +2,8 @@
 
 mod bench;
 mod campaigns;
-mod dict;
 mod engine;
+mod flag_worth;
 mod llvm_cov;
 mod measure;
 mod options;
@@ -34,6 +34,10 @@ chores:
              [--seeds N (10)] [--runs N (5000000)] [--ablation SECS: dut_magic with --no-cmp]
   dict       what a property's dictionary is worth: examples/hashed_keyword (a keyword no
              comparison reveals) with its `dict` and with --no-dict, same budget
+             [--seeds N (5)] [--runs N (1000000)]
+  value-profile
+             what --value-profile is worth: examples/hashed_tag (a rolling hash compared
+             with a constant) with and without it, same budget
              [--seeds N (5)] [--runs N (1000000)]
   target     what `target()` is worth: examples/targeted (a quantity no coverage counter
              measures) steered by its target and with --no-target, same budget: the
@@ -110,7 +114,12 @@ fn main() -> ExitCode {
         "campaigns" => report(campaigns::main(
             &std::env::args().skip(2).collect::<Vec<_>>(),
         )),
-        "dict" => report(dict::main(&std::env::args().skip(2).collect::<Vec<_>>())),
+        "dict" => report(flag_worth::dict(
+            &std::env::args().skip(2).collect::<Vec<_>>(),
+        )),
+        "value-profile" => report(flag_worth::value_profile(
+            &std::env::args().skip(2).collect::<Vec<_>>(),
+        )),
         "target" => report(target::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "perf" => report(perf::main(&std::env::args().skip(2).collect::<Vec<_>>())),
         "scale" => report(scale::main(&std::env::args().skip(2).collect::<Vec<_>>())),

@@ -350,6 +350,7 @@ fn settings(
         cmp_mutations: !args.no_cmp,
         size_steps: !args.fixed_size,
         steer_targets: !args.no_target,
+        value_profile: args.value_profile,
         dictionary,
         seed,
         covcheck_dir: plan.covcheck_dir.clone(),

@@ -56,6 +56,8 @@ pub struct Settings {
     pub size_steps: bool,
     /// Let `target()` values steer campaigns (off with `--no-target`).
     pub steer_targets: bool,
+    /// Keep inputs that come closer to a compared constant (`--value-profile`).
+    pub value_profile: bool,
     /// Give campaigns their dictionaries: the crates' literals and the
     /// properties' own tokens (off with `--no-dict`).
     pub dictionary: bool,
@@ -83,6 +85,7 @@ impl Settings {
             cmp_mutations: true,
             size_steps: true,
             steer_targets: true,
+            value_profile: false,
             dictionary: true,
             seed: 0,
             covcheck_dir,

@@ -115,6 +115,7 @@ pub fn tool_request(
         size_steps: settings.size_steps,
         size_start: 0.0,
         steer_targets: settings.steer_targets,
+        value_profile: false,
         dictionary: None,
         property_dictionary: false,
         engine: None,

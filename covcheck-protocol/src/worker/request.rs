@@ -74,6 +74,10 @@ pub struct WorkerConfig {
     /// reports the best values, to measure what the steering brings.
     #[serde(default = "yes")]
     pub steer_targets: bool,
+    /// Keep inputs that bring a comparison with a wide constant closer to
+    /// equality (libFuzzer's value profile): `--value-profile`.
+    #[serde(default)]
+    pub value_profile: bool,
     /// The campaign engine library (covcheck-engine) a campaign loads;
     /// `cargo covcheck` builds it once per machine.
     #[serde(default)]

@@ -4,7 +4,8 @@
 //! library, loaded at run time.
 //!
 //! - [`sancov`]: the SanitizerCoverage callbacks (coverage counters,
-//!   comparison tracing, `memcmp` interposition).
+//!   comparison tracing, `memcmp` interposition), and [`distance`], what
+//!   they record of how close comparisons came to equality.
 //! - [`input`], [`mutator`], [`scheduler`]: covcheck's structure-aware parts.
 //! - [`library`], [`abi`]: the engine library (covcheck-engine, LibAFL behind
 //!   a C ABI), which `cargo covcheck` builds apart from the user's crate so
@@ -22,6 +23,7 @@ pub(crate) use covcheck_engine_abi as abi;
 pub mod campaign;
 pub mod cover;
 pub mod crash;
+pub mod distance;
 pub mod inflight;
 pub mod input;
 pub(crate) mod library;

@@ -10,7 +10,8 @@
 //! - The `trace_cmp` family and `trace_switch` report integer comparisons;
 //!   `memcmp`/`bcmp` are interposed so that byte-string comparisons (Rust's
 //!   `==`, `starts_with`, `contains` on `str` and `[u8]`) are seen too, which
-//!   SanitizerCoverage alone does not report.
+//!   SanitizerCoverage alone does not report. Comparisons with a constant
+//!   also feed [`distance`], when a campaign turns it on.
 //!
 //! - `__sanitizer_cov_trace_pc`, in the performance build only, counts
 //!   every edge executed: the cost of an execution ([`edges_executed`]).
@@ -22,6 +23,8 @@
 use std::cell::Cell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+
+use super::distance;
 
 /// A linker section that the instrumented modules report one by one: all
 /// modules of one binary share the section, so the ranges they report touch
@@ -251,6 +254,9 @@ fn with_log(record: impl FnOnce(&mut Comparisons)) {
 /// so an equal one is a magic number matched, never a sum.
 #[inline(always)]
 fn trace_int(a: u64, b: u64, size: u8, constant: bool) {
+    if constant && distance::enabled() && (cfg!(test) || crate::coverage_gate::is_open()) {
+        distance::record(a, b, size);
+    }
     let equal_sum = a == b && !constant && size >= 2 && a >= 256;
     if (a != b || equal_sum || constant) && recording() {
         with_log(|log| {

@@ -28,3 +28,4 @@ mod targeted;
 mod targets;
 mod triage;
 mod trust;
+mod value_profile;

@@ -385,6 +385,7 @@ impl<'o, 'a, 's> Campaign<'o, 'a, 's> {
             size_steps: settings.size_steps,
             size_start: lane.size_step,
             steer_targets: settings.steer_targets,
+            value_profile: settings.value_profile,
             dictionary: Some(self.dictionary.clone()).filter(|d| settings.dictionary && d.exists()),
             property_dictionary: settings.dictionary,
             engine: settings.engine.clone(),

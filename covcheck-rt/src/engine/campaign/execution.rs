@@ -9,6 +9,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use super::costs::Costs;
+use super::distances::Distances;
 use super::focus::Focus;
 use super::targets::Targets;
 use crate::engine::inflight::Inflight;
@@ -47,6 +48,8 @@ pub(super) struct Shared {
     pub(super) first_exec: Cell<Option<Instant>>,
     pub(super) novelty: Rc<RefCell<Novelty>>,
     pub(super) targets: RefCell<Targets>,
+    /// How close comparisons came to their constants (`--value-profile`).
+    pub(super) distances: RefCell<Distances>,
     /// Performance mode's costs; `None` in other campaigns, which then
     /// read no counter and judge nothing more.
     pub(super) costs: Option<RefCell<Costs>>,
@@ -106,13 +109,20 @@ impl Recent {
 
 impl Shared {
     /// What the harness and the fuzz loop share at the start, `target()`
-    /// values steering the campaign when `steer_targets`, costs when `perf`.
-    pub(super) fn new(steer_targets: bool, perf: bool, focus: Vec<u32>) -> Shared {
+    /// values steering the campaign when `steer_targets`, costs when `perf`,
+    /// compare distances when `value_profile`.
+    pub(super) fn new(
+        steer_targets: bool,
+        perf: bool,
+        value_profile: bool,
+        focus: Vec<u32>,
+    ) -> Shared {
         let mut novelty = Novelty::default();
         novelty.pin(&focus.iter().map(|&c| c as usize).collect::<Vec<_>>());
         Shared {
             novelty: Rc::new(RefCell::new(novelty)),
             targets: RefCell::new(Targets::new(steer_targets)),
+            distances: RefCell::new(Distances::new(value_profile)),
             costs: perf.then(RefCell::default),
             focus: RefCell::new(Focus::new(focus)),
             ..Shared::default()
@@ -153,7 +163,9 @@ impl Shared {
         let mut src =
             (self.source.borrow_mut().take()).unwrap_or_else(|| Source::replay(Vec::new(), limits));
         src.replay_again(input, limits);
+        self.distances.borrow_mut().start();
         let status = execute_in(property, &mut src);
+        self.distances.borrow_mut().observe();
         self.runs_after_last.set(Some(crate::property::runs()));
         if let (Some(costs), Some(before)) = (&self.costs, before) {
             let cost = crate::cost::edges_executed().wrapping_sub(before);
@@ -221,11 +233,13 @@ impl Shared {
     }
 
     /// Whether the last execution is new: new coverage, a `target()`
-    /// value past its label's best, or (in performance mode) a cost past
-    /// its size class's maximum.
+    /// value past its label's best, a comparison closer to its constant
+    /// (with `--value-profile`), or (in performance mode) a cost past its
+    /// size class's maximum.
     pub(super) fn last_was_new(&self) -> bool {
         self.novelty.borrow().last_was_new()
             || self.targets.borrow().is_new()
+            || self.distances.borrow().is_new()
             || self.costs.as_ref().is_some_and(|c| c.borrow().is_new())
     }
 
@@ -246,6 +260,9 @@ impl Shared {
             favoured.extend_from_slice(costs.borrow().favoured());
         }
         favoured.extend_from_slice(self.focus.borrow().favoured());
+        let mut distances = self.distances.borrow_mut();
+        distances.entry_added(entry);
+        favoured.extend_from_slice(distances.favoured());
         favoured.sort_unstable();
         favoured.dedup();
         *self.favoured.borrow_mut() = favoured;

@@ -86,6 +86,7 @@ unsafe extern "C" fn commit(ctx: *const c_void) {
     let counters = unsafe { std::slice::from_raw_parts(side.counters.0, side.counters.1) };
     side.shared.novelty.borrow_mut().commit(counters);
     side.shared.targets.borrow_mut().commit();
+    side.shared.distances.borrow_mut().commit();
     if let Some(costs) = &side.shared.costs {
         costs.borrow_mut().commit();
     }

@@ -27,6 +27,7 @@
 
 mod corpus;
 mod costs;
+mod distances;
 mod execution;
 mod focus;
 mod fresh;
@@ -96,7 +97,13 @@ pub fn run(
     let limits = campaign_limits(base.limits);
     let counters = instrumented_counters(info)?;
     let engine = load_engine(info, request)?;
-    let shared = Shared::new(request.steer_targets, request.perf, request.focus.clone());
+    crate::engine::distance::set_enabled(request.value_profile);
+    let shared = Shared::new(
+        request.steer_targets,
+        request.perf,
+        request.value_profile,
+        request.focus.clone(),
+    );
     let max_choices = Cell::new(limits.max_choices);
     let scheduler = RarityScheduler::new(request.rng_seed ^ 0x5eed);
     let edges = scheduler.edges();
