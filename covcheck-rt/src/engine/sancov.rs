@@ -254,9 +254,6 @@ fn with_log(record: impl FnOnce(&mut Comparisons)) {
 /// so an equal one is a magic number matched, never a sum.
 #[inline(always)]
 fn trace_int(a: u64, b: u64, size: u8, constant: bool) {
-    if constant && distance::enabled() && (cfg!(test) || crate::coverage_gate::is_open()) {
-        distance::record(a, b, size);
-    }
     let equal_sum = a == b && !constant && size >= 2 && a >= 256;
     if (a != b || equal_sum || constant) && recording() {
         with_log(|log| {
@@ -278,6 +275,16 @@ fn trace_int(a: u64, b: u64, size: u8, constant: bool) {
     }
 }
 
+/// Feeds a comparison with the constant `constant` to [`distance`], when a
+/// campaign measures distances and the body runs. Not `switch` cases: a
+/// value is compared with every case of its table at once.
+#[inline(always)]
+fn measure_distance(constant: u64, value: u64, size: u8) {
+    if distance::enabled() && (cfg!(test) || crate::coverage_gate::is_open()) {
+        distance::record(constant, value, size);
+    }
+}
+
 macro_rules! cmp_callbacks {
     ($($name:ident, $const_name:ident: $ty:ty, $size:expr;)*) => {$(
         #[unsafe(no_mangle)]
@@ -286,6 +293,7 @@ macro_rules! cmp_callbacks {
         }
         #[unsafe(no_mangle)]
         pub extern "C" fn $const_name(a: $ty, b: $ty) {
+            measure_distance(a as u64, b as u64, $size);
             trace_int(a as u64, b as u64, $size, true);
         }
     )*};
