@@ -53,7 +53,7 @@ use crate::info::PropertyInfo;
 use crate::property::{PropertyFn, execute, take_over_panic_hook};
 use crate::rng::Rng;
 use crate::source::{Limits, Source};
-use corpus::{persist_new_entries, saved_inputs};
+use corpus::{CorpusWriter, saved_inputs};
 use covcheck_protocol::seeds::SeedKind;
 use covcheck_protocol::worker::{Event, FailureHits, Progress, WorkerConfig, emit};
 use execution::Shared;
@@ -228,13 +228,14 @@ impl Campaign<'_, '_> {
     /// The fuzz loop: reports what the harness caught, then one mutation
     /// round and fresh inputs, until the budget is spent (or a failure that
     /// comes back ends the campaign). New corpus entries go to the corpus
-    /// cache as they come.
+    /// cache's writer as they come ([`CorpusWriter`]), which has written
+    /// them all when this returns.
     fn fuzz(&mut self, session: &mut Session) -> Result<(), String> {
         let deadline = self
             .request
             .time_ms
             .map(|ms| self.started + Duration::from_millis(ms));
-        let mut persisted = 0usize;
+        let mut corpus = CorpusWriter::start(&self.request.corpus_dir);
         let mut last_status = Instant::now();
         // The corpus size when it last grew, and the execution count then.
         let mut last_growth = (session.corpus_count(), self.execs());
@@ -271,13 +272,13 @@ impl Campaign<'_, '_> {
                 self.fresh.grow();
                 last_growth.1 = self.execs();
             }
-            persisted = persist_new_entries(session, persisted, &self.request.corpus_dir);
+            corpus.persist_new_entries(session);
             if last_status.elapsed() >= STATUS_EVERY {
                 emit(&Event::Status(self.progress(session)));
                 last_status = Instant::now();
             }
         }
-        persist_new_entries(session, persisted, &self.request.corpus_dir);
+        corpus.persist_new_entries(session);
         Ok(())
     }
 
