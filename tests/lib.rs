@@ -288,6 +288,15 @@ impl Fixture {
         self.covcheck_command(args).output().unwrap()
     }
 
+    /// A campaign that runs the same way every time: `cargo covcheck
+    /// --runs <runs> --seed 1 --no-save --no-resume`, then `extra`.
+    pub fn budgeted_campaign(&self, runs: u64, extra: &[&str]) -> Output {
+        let runs = runs.to_string();
+        let mut args = vec!["--runs", &runs, "--seed", "1", "--no-save", "--no-resume"];
+        args.extend_from_slice(extra);
+        self.covcheck(&args)
+    }
+
     /// `cargo covcheck <args>` on the fixture, to add to before it runs.
     /// One worker per property unless `args` say `-j`: a campaign on one
     /// worker with a fixed seed and execution budget runs the same way

@@ -52,18 +52,9 @@ fn depend_on_parser(fixture: &Fixture, parser_dir: &Path) {
 
 /// Runs a budgeted campaign; returns the finding it reported, if any.
 fn campaign(fixture: &Fixture, extra: &[&str]) -> Option<Finding> {
-    let mut args = vec![
-        "--runs",
-        "100000",
-        "--seed",
-        "1",
-        "--no-save",
-        "--no-resume",
-        "--message-format",
-        "json",
-    ];
+    let mut args = vec!["--message-format", "json"];
     args.extend(extra);
-    let output = fixture.covcheck(&args);
+    let output = fixture.budgeted_campaign(100_000, &args);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let events = covcheck_e2e::events(&output.stdout);

@@ -34,18 +34,9 @@ fn finished_best(events: &[Message]) -> TargetBest {
 fn target_values_steer_a_campaign_and_are_reported() {
     let fixture = Fixture::from_example("targeted");
     let run = |extra: &[&str]| {
-        let mut args = vec![
-            "--runs",
-            "100000",
-            "--seed",
-            "1",
-            "--no-save",
-            "--no-resume",
-            "--message-format",
-            "json",
-        ];
+        let mut args = vec!["--message-format", "json"];
         args.extend_from_slice(extra);
-        let output = fixture.covcheck(&args);
+        let output = fixture.budgeted_campaign(100_000, &args);
         let text = covcheck_e2e::text_of(&output);
         assert_eq!(output.status.code(), Some(0), "{text}");
         finished_best(&covcheck_e2e::events(&output.stdout))

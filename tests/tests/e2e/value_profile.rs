@@ -10,16 +10,7 @@ use covcheck_e2e::Fixture;
 fn compare_distance_opens_a_gate_that_coverage_does_not() {
     let fixture = Fixture::from_example("hashed_tag");
     let run = |extra: &[&str]| {
-        let mut args = vec![
-            "--runs",
-            "100000",
-            "--seed",
-            "1",
-            "--no-save",
-            "--no-resume",
-        ];
-        args.extend_from_slice(extra);
-        let output = fixture.covcheck(&args);
+        let output = fixture.budgeted_campaign(100_000, extra);
         (output.status.code(), covcheck_e2e::text_of(&output))
     };
 
