@@ -16,7 +16,15 @@ pub(super) struct Element {
 /// Runs of string/byte-vector elements whose values are single bytes.
 pub(super) fn byte_runs(shape: &Shape, indices: &[u64]) -> Vec<Vec<Element>> {
     let mut runs = Vec::new();
-    let mut current = Vec::new();
+    byte_runs_into(shape, indices, &mut runs);
+    runs
+}
+
+/// [`byte_runs`] into `runs`, reusing its vectors: the input a mutation
+/// reads is most often a mutant of the one read before, with as many runs.
+pub(super) fn byte_runs_into(shape: &Shape, indices: &[u64], runs: &mut Vec<Vec<Element>>) {
+    let mut count = 0;
+    let mut open = false;
     let mut i = 0;
     let choices = &shape.choices;
     while i < choices.len() {
@@ -25,21 +33,24 @@ pub(super) fn byte_runs(shape: &Shape, indices: &[u64]) -> Vec<Vec<Element>> {
             .flatten();
         match element {
             Some(byte) => {
-                current.push(Element { value: i + 1, byte });
+                if !open {
+                    if count == runs.len() {
+                        runs.push(Vec::new());
+                    }
+                    runs[count].clear();
+                    open = true;
+                }
+                runs[count].push(Element { value: i + 1, byte });
                 i += 2;
             }
             None => {
-                if !current.is_empty() {
-                    runs.push(std::mem::take(&mut current));
-                }
+                count += usize::from(open);
+                open = false;
                 i += 1;
             }
         }
     }
-    if !current.is_empty() {
-        runs.push(current);
-    }
-    runs
+    runs.truncate(count + usize::from(open));
 }
 
 pub(super) fn index_at(indices: &[u64], i: usize) -> u64 {

@@ -505,16 +505,8 @@ pub(super) fn write_site(
 /// bytes, as `(from, to, is_decimal_text)`.
 pub(super) fn encodings(from: u64, to: u64, size: u8) -> Spellings {
     let mut out = Spellings::default();
-    let (orders, count) = byte_orders(from, to, size);
-    for &(width, big_endian) in &orders[..count] {
-        let spell = |v: u64| {
-            if big_endian {
-                Spelling::new(&v.to_be_bytes()[8 - width..])
-            } else {
-                Spelling::new(&v.to_le_bytes()[..width])
-            }
-        };
-        out.push((spell(from), spell(to), false));
+    for (from, to) in byte_encodings(from, to, size) {
+        out.push((from, to, false));
     }
     out.push((
         Spelling::decimal(i128::from(from)),
@@ -529,6 +521,28 @@ pub(super) fn encodings(from: u64, to: u64, size: u8) -> Spellings {
         ));
     }
     out
+}
+
+/// The byte spellings of [`encodings`], without the decimal ones: what a
+/// search for a stored checksum or length looks for, spelled only when
+/// asked (a traced run looks up dozens of compared values).
+pub(super) fn byte_encodings(
+    from: u64,
+    to: u64,
+    size: u8,
+) -> impl Iterator<Item = (Spelling, Spelling)> {
+    let (orders, count) = byte_orders(from, to, size);
+    (0..count).map(move |k| {
+        let (width, big_endian) = orders[k];
+        let spell = |v: u64| {
+            if big_endian {
+                Spelling::new(&v.to_be_bytes()[8 - width..])
+            } else {
+                Spelling::new(&v.to_le_bytes()[..width])
+            }
+        };
+        (spell(from), spell(to))
+    })
 }
 
 /// How many spellings [`encodings`] lists, without spelling them.

@@ -9,7 +9,7 @@
 //! so one reading serves them all.
 
 use super::Shape;
-use super::bytes::{Element, byte_runs, index_at};
+use super::bytes::{Element, byte_runs_into, index_at};
 use super::shape::ShapeId;
 use super::text::{Text, wide_texts};
 
@@ -89,11 +89,14 @@ impl Stored {
         self.read_runs(shape, indices);
     }
 
+    /// Reads the runs and texts, reusing the buffers of the last reading.
     fn read_runs(&mut self, shape: &Shape, indices: &[u64]) {
-        self.runs = byte_runs(shape, indices);
-        self.bytes = (self.runs.iter())
-            .map(|run| run.iter().map(|e| e.byte).collect())
-            .collect();
+        byte_runs_into(shape, indices, &mut self.runs);
+        self.bytes.resize_with(self.runs.len(), Vec::new);
+        for (bytes, run) in self.bytes.iter_mut().zip(&self.runs) {
+            bytes.clear();
+            bytes.extend(run.iter().map(|e| e.byte));
+        }
         self.texts = wide_texts(shape, indices);
     }
 }

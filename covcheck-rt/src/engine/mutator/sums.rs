@@ -7,7 +7,7 @@
 //! now computes differently is written back ([`ChoiceMutator::repair_sums`]).
 
 use super::bytes::{byte_runs, index_at};
-use super::compare::encodings;
+use super::compare::byte_encodings;
 use super::stored::Stored;
 use super::xor_sums::XorSum;
 use super::{ChoiceMutator, Shape};
@@ -46,10 +46,8 @@ impl ChoiceMutator {
             };
             let stored = Stored::read(shape, indices);
             let written = self.replace_int(shape, &stored, indices, cmp)
-                || encodings(from, to, sum.size)
-                    .into_iter()
-                    .filter(|(.., text)| !text)
-                    .any(|(from, to, _)| self.replace_bytes(shape, &stored, indices, &from, &to));
+                || byte_encodings(from, to, sum.size)
+                    .any(|(from, to)| self.replace_bytes(shape, &stored, indices, &from, &to));
             if written {
                 repaired.push(Sum {
                     compared: computed,
@@ -168,6 +166,9 @@ pub(super) fn stored_sums(shape: &Shape, values: &InputValues) -> Vec<Sum> {
 pub(super) struct InputValues {
     draws: Vec<u64>,
     runs: Vec<Vec<u8>>,
+    /// Which byte values occur in the runs: a spelling with a byte none
+    /// holds is not searched for (most compared values are not stored).
+    present: [u64; 4],
 }
 
 impl InputValues {
@@ -177,24 +178,39 @@ impl InputValues {
             .iter()
             .filter_map(|draw| draw.value_bits(index_at(indices, draw.position)))
             .collect();
-        let runs = byte_runs(shape, indices)
+        let runs: Vec<Vec<u8>> = byte_runs(shape, indices)
             .iter()
             .map(|run| run.iter().map(|e| e.byte).collect())
             .collect();
-        InputValues { draws, runs }
+        let mut present = [0; 4];
+        for &byte in runs.iter().flatten() {
+            present[usize::from(byte >> 6)] |= 1 << (byte & 63);
+        }
+        InputValues {
+            draws,
+            runs,
+            present,
+        }
     }
 
     /// Whether `value` (of `size` bytes) is one of the input's integer
     /// values or is spelled in one of its byte runs, in either byte order.
     pub(super) fn stores(&self, value: u64, size: u8) -> bool {
         self.draws.contains(&value)
-            || encodings(value, value, size)
-                .into_iter()
-                .filter(|(.., text)| !text)
-                .any(|(bytes, ..)| {
-                    self.runs
-                        .iter()
-                        .any(|run| run.windows(bytes.len()).any(|w| *w == *bytes))
-                })
+            || byte_encodings(value, value, size).any(|(bytes, _)| self.spells(&bytes))
+    }
+
+    /// Whether one of the runs holds `bytes`.
+    fn spells(&self, bytes: &[u8]) -> bool {
+        let present = |b: &u8| self.present[usize::from(b >> 6)] & (1 << (b & 63)) != 0;
+        let Some((&first, rest)) = bytes.split_first() else {
+            return false;
+        };
+        bytes.iter().all(present)
+            && self.runs.iter().any(|run| {
+                (run.iter().enumerate())
+                    .filter(|&(_, &b)| b == first)
+                    .any(|(at, _)| run.get(at + 1..at + bytes.len()) == Some(rest))
+            })
     }
 }

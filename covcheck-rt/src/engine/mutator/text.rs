@@ -48,7 +48,10 @@ pub(super) fn wide_texts(shape: &Shape, indices: &[u64]) -> Vec<Text> {
                 if std::mem::take(&mut wide) {
                     texts.push(std::mem::take(&mut current));
                 } else {
-                    current = Text::default();
+                    // An ASCII string (the usual kind) keeps the buffers.
+                    current.chars.clear();
+                    current.bytes.clear();
+                    current.char_of_byte.clear();
                 }
                 i += 1;
             }

@@ -120,6 +120,9 @@ pub(super) fn misses(shape: &Shape, values: &InputValues) -> Vec<Miss> {
     // Each miss costs a search of the input for its operand, and a loop
     // compares new values with one constant on every pass.
     let mut searches = 0;
+    // A loop compares one computed value with several constants: its
+    // search is made once.
+    let mut searched: Vec<((u64, u8), bool)> = Vec::new();
     for cmp in &shape.comparisons.constants {
         let key = (cmp.a, cmp.size);
         let nth = match counts.iter_mut().find(|(k, _)| *k == key) {
@@ -139,7 +142,14 @@ pub(super) fn misses(shape: &Shape, values: &InputValues) -> Vec<Miss> {
         if searches > MAX_MISS_SEARCHES {
             break;
         }
-        let stored = values.stores(cmp.b, cmp.size);
+        let stored = match searched.iter().find(|(k, _)| *k == (cmp.b, cmp.size)) {
+            Some(&(_, stored)) => stored,
+            None => {
+                let stored = values.stores(cmp.b, cmp.size);
+                searched.push(((cmp.b, cmp.size), stored));
+                stored
+            }
+        };
         if stored || (cmp.is_wide() && cmp.b >= 256) {
             targets.push(Miss {
                 cmp: *cmp,
