@@ -88,14 +88,22 @@ impl ChoiceMutator {
     /// input an encoder of runs, a counter of equal neighbours or a
     /// run-length limit is waiting for.
     pub(super) fn overwrite_run(&mut self, shape: &Shape, indices: &mut [u64]) -> bool {
-        let runs: Vec<Vec<Element>> = byte_runs(shape, indices)
-            .into_iter()
-            .filter(|r| r.len() >= 2)
-            .collect();
-        if runs.is_empty() {
+        let runs = self.take_runs(shape, indices);
+        let changed = self.overwrite_run_in(&runs, indices);
+        self.runs = runs;
+        changed
+    }
+
+    /// [`ChoiceMutator::overwrite_run`] in one of `runs` of two elements or more.
+    fn overwrite_run_in(&mut self, runs: &[Vec<Element>], indices: &mut [u64]) -> bool {
+        let mut long = runs.iter().filter(|r| r.len() >= 2);
+        let count = long.clone().count();
+        if count == 0 {
             return false;
         }
-        let run = &runs[self.rng.index(runs.len())];
+        let run = long
+            .nth(self.rng.index(count))
+            .expect("a run of two or more");
         let start = self.rng.index(run.len() - 1);
         let len = 2 + self.rng.index(run.len() - start - 1);
         let value = indices[run[start].value];
@@ -183,14 +191,18 @@ impl ChoiceMutator {
     /// Copies a stretch of a string or byte vector elsewhere in it, over
     /// the elements there or inserted: repeated fields, nested copies.
     pub(super) fn copy_within(&mut self, shape: &Shape, indices: &mut Vec<u64>) -> bool {
-        let runs = byte_runs(shape, indices);
-        let Some(run) = self.pick_run(&runs) else {
-            return false;
+        let runs = self.take_runs(shape, indices);
+        let written = match self.pick_run(&runs) {
+            Some(run) => {
+                let start = self.rng.index(run.len());
+                let len = 1 + self.rng.index((run.len() - start).min(64));
+                let bytes: Vec<u8> = run[start..start + len].iter().map(|e| e.byte).collect();
+                self.write_into(shape, indices, run, &bytes)
+            }
+            None => false,
         };
-        let start = self.rng.index(run.len());
-        let len = 1 + self.rng.index((run.len() - start).min(64));
-        let bytes: Vec<u8> = run[start..start + len].iter().map(|e| e.byte).collect();
-        self.write_into(shape, indices, run, &bytes)
+        self.runs = runs;
+        written
     }
 
     /// Copies a stretch of another corpus entry's string or byte vector into
@@ -201,31 +213,39 @@ impl ChoiceMutator {
         indices: &mut Vec<u64>,
         donor: (&Shape, &[u64]),
     ) -> bool {
-        let donor_runs = byte_runs(donor.0, donor.1);
-        let Some(from) = self.pick_run(&donor_runs) else {
-            return false;
-        };
-        let start = self.rng.index(from.len());
-        let len = 1 + self.rng.index((from.len() - start).min(256));
-        let bytes: Vec<u8> = from[start..start + len].iter().map(|e| e.byte).collect();
-        let runs = byte_runs(shape, indices);
-        let Some(run) = self.pick_run(&runs) else {
-            return false;
-        };
-        self.write_into(shape, indices, run, &bytes)
+        let donor_runs = self.take_runs(donor.0, donor.1);
+        let bytes: Option<Vec<u8>> = self.pick_run(&donor_runs).map(|from| {
+            let start = self.rng.index(from.len());
+            let len = 1 + self.rng.index((from.len() - start).min(256));
+            from[start..start + len].iter().map(|e| e.byte).collect()
+        });
+        self.runs = donor_runs;
+        bytes.is_some_and(|bytes| self.write_at_random(shape, indices, &bytes))
     }
 
     fn pick_run<'r>(&mut self, runs: &'r [Vec<Element>]) -> Option<&'r [Element]> {
         (!runs.is_empty()).then(|| runs[self.rng.index(runs.len())].as_slice())
     }
 
+    /// The byte runs of `indices` ([`byte_runs`]), read into the buffer
+    /// the mutator keeps for them (to be put back in `self.runs`): a
+    /// mutation of bytes reads them once or twice, and allocating them
+    /// anew each time was a tenth of a campaign's time on text.
+    fn take_runs(&mut self, shape: &Shape, indices: &[u64]) -> Vec<Vec<Element>> {
+        let mut runs = std::mem::take(&mut self.runs);
+        byte_runs_into(shape, indices, &mut runs);
+        runs
+    }
+
     /// Writes `bytes` into a random string or byte vector of the input.
     fn write_at_random(&mut self, shape: &Shape, indices: &mut Vec<u64>, bytes: &[u8]) -> bool {
-        let runs = byte_runs(shape, indices);
-        match self.pick_run(&runs) {
+        let runs = self.take_runs(shape, indices);
+        let written = match self.pick_run(&runs) {
             Some(run) => self.write_into(shape, indices, run, bytes),
             None => false,
-        }
+        };
+        self.runs = runs;
+        written
     }
 
     /// Writes `bytes` at a random place of `run`: inserted there (half the

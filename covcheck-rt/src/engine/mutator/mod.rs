@@ -87,6 +87,8 @@ pub struct ChoiceMutator {
     variant_uses: HashMap<(u64, u64), u32>,
     /// The buffer [`ChoiceMutator::input_to_state`] reads an input into.
     stored: stored::Stored,
+    /// The buffer the mutations of bytes read an input's runs into.
+    runs: Vec<Vec<bytes::Element>>,
     /// The tries of input-to-state that found nowhere to write in `stored`.
     dead_ends: Vec<compare::DeadEnd>,
     /// The buffer [`ChoiceMutator::mutate`] keeps the input to mutate in,
@@ -159,6 +161,7 @@ impl ChoiceMutator {
             xor_solved: Vec::new(),
             variant_uses: HashMap::new(),
             stored: stored::Stored::default(),
+            runs: Vec::new(),
             dead_ends: Vec::new(),
             sites_picked: 0,
             original: Vec::new(),
