@@ -383,14 +383,19 @@ impl ChoiceMutator {
             self.rng.skip(spelling_count(from, to, size) as u64);
             return false;
         }
-        let mut encodings = encodings(from, to, size);
+        let (mut forms, mut count) = encoding_forms(from, to, size);
         // A scan that ran off the end of a string or byte vector looking
         // for a delimiter: its last byte is among those compared.
         let ran_off_end = size == 1
             && stored.bytes.iter().any(|b| b.last() == Some(&(from as u8)))
             && scanned_for(shape, to);
-        while !encodings.is_empty() {
-            let (from, to, text) = encodings.swap_remove(self.rng.index(encodings.len()));
+        while count > 0 {
+            // Spelled once picked: most tries end at the first that applies.
+            let at = self.rng.index(count);
+            let form = forms[at];
+            count -= 1;
+            forms[at] = forms[count];
+            let (from, to, text) = form.spell(from, to, size);
             let applied = if text {
                 self.replace_number(shape, stored, indices, &from, &to)
             } else if ran_off_end && self.rng.percent(50) {
@@ -505,22 +510,74 @@ pub(super) fn write_site(
 /// bytes, as `(from, to, is_decimal_text)`.
 pub(super) fn encodings(from: u64, to: u64, size: u8) -> Spellings {
     let mut out = Spellings::default();
-    for (from, to) in byte_encodings(from, to, size) {
-        out.push((from, to, false));
-    }
-    out.push((
-        Spelling::decimal(i128::from(from)),
-        Spelling::decimal(i128::from(to)),
-        true,
-    ));
-    if let Some((from, to)) = signed_decimals(from, to, size) {
-        out.push((
-            Spelling::decimal(i128::from(from)),
-            Spelling::decimal(i128::from(to)),
-            true,
-        ));
+    let (forms, count) = encoding_forms(from, to, size);
+    for form in &forms[..count] {
+        out.push(form.spell(from, to, size));
     }
     out
+}
+
+/// How a compared integer is spelled in bytes, before spelling it.
+#[derive(Clone, Copy, Debug)]
+enum EncodingForm {
+    /// Its low `width` bytes in one byte order.
+    Bytes { width: usize, big_endian: bool },
+    /// ASCII decimal, read unsigned.
+    Decimal,
+    /// ASCII decimal, read as a signed integer of the compared width.
+    SignedDecimal,
+}
+
+impl EncodingForm {
+    /// `(from, to, is_decimal_text)` in this form.
+    fn spell(self, from: u64, to: u64, size: u8) -> (Spelling, Spelling, bool) {
+        match self {
+            EncodingForm::Bytes { width, big_endian } => {
+                let spell = |v: u64| {
+                    if big_endian {
+                        Spelling::new(&v.to_be_bytes()[8 - width..])
+                    } else {
+                        Spelling::new(&v.to_le_bytes()[..width])
+                    }
+                };
+                (spell(from), spell(to), false)
+            }
+            EncodingForm::Decimal => (
+                Spelling::decimal(i128::from(from)),
+                Spelling::decimal(i128::from(to)),
+                true,
+            ),
+            EncodingForm::SignedDecimal => {
+                let (from, to) = signed_decimals(from, to, size).expect("a negative operand");
+                (
+                    Spelling::decimal(i128::from(from)),
+                    Spelling::decimal(i128::from(to)),
+                    true,
+                )
+            }
+        }
+    }
+}
+
+/// The forms [`encodings`] spells, the first `count` of the array: the
+/// byte orders ([`byte_orders`]), decimal, and signed decimal when an
+/// operand so read is negative.
+fn encoding_forms(from: u64, to: u64, size: u8) -> ([EncodingForm; 8], usize) {
+    let mut forms = [EncodingForm::Decimal; 8];
+    let (orders, mut count) = byte_orders(from, to, size);
+    for (form, (width, big_endian)) in forms.iter_mut().zip(&orders[..count]) {
+        *form = EncodingForm::Bytes {
+            width: *width,
+            big_endian: *big_endian,
+        };
+    }
+    forms[count] = EncodingForm::Decimal;
+    count += 1;
+    if signed_decimals(from, to, size).is_some() {
+        forms[count] = EncodingForm::SignedDecimal;
+        count += 1;
+    }
+    (forms, count)
 }
 
 /// The byte spellings of [`encodings`], without the decimal ones: what a
@@ -534,14 +591,8 @@ pub(super) fn byte_encodings(
     let (orders, count) = byte_orders(from, to, size);
     (0..count).map(move |k| {
         let (width, big_endian) = orders[k];
-        let spell = |v: u64| {
-            if big_endian {
-                Spelling::new(&v.to_be_bytes()[8 - width..])
-            } else {
-                Spelling::new(&v.to_le_bytes()[..width])
-            }
-        };
-        (spell(from), spell(to))
+        let (from, to, _) = EncodingForm::Bytes { width, big_endian }.spell(from, to, size);
+        (from, to)
     })
 }
 
@@ -615,14 +666,6 @@ impl Spellings {
     fn push(&mut self, spelling: (Spelling, Spelling, bool)) {
         self.items[self.len] = spelling;
         self.len += 1;
-    }
-
-    /// Removes spelling `at`, putting the last one in its place.
-    fn swap_remove(&mut self, at: usize) -> (Spelling, Spelling, bool) {
-        let removed = self[at];
-        self.len -= 1;
-        self.items[at] = self.items[self.len];
-        removed
     }
 }
 

@@ -41,8 +41,7 @@ impl ChoiceMutator {
         if copies < 2 {
             return false;
         }
-        let copy: Vec<u64> = indices[span.start..span.end].to_vec();
-        let repeated: Vec<u64> = std::iter::repeat_n(copy, copies).flatten().collect();
+        let repeated: Vec<u64> = indices[span.start..span.end].repeat(copies);
         indices.splice(span.end..span.end, repeated);
         true
     }
