@@ -7,7 +7,7 @@ use crate::choice::{ChoiceKind, char_from_index, char_index};
 
 /// One element of a string or byte vector: the position of its "more" flag
 /// and of its value choice.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Element {
     pub(super) value: usize,
     pub(super) byte: u8,
@@ -230,7 +230,7 @@ impl ChoiceMutator {
     /// The byte runs of `indices` ([`byte_runs`]), read into the buffer
     /// the mutator keeps for them (to be put back in `self.runs`): a
     /// mutation of bytes reads them once or twice, and allocating them
-    /// anew each time was a tenth of a campaign's time on text.
+    /// anew each time was among the largest costs of a campaign on text.
     fn take_runs(&mut self, shape: &Shape, indices: &[u64]) -> Vec<Vec<Element>> {
         let mut runs = std::mem::take(&mut self.runs);
         byte_runs_into(shape, indices, &mut runs);

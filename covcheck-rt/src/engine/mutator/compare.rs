@@ -507,14 +507,15 @@ pub(super) fn write_site(
 }
 
 /// The ways a compared integer of `size` bytes may be spelled in an input's
-/// bytes, as `(from, to, is_decimal_text)`.
-pub(super) fn encodings(from: u64, to: u64, size: u8) -> Spellings {
-    let mut out = Spellings::default();
+/// bytes, as `(from, to, is_decimal_text)`: [`encoding_forms`] spelled,
+/// for the tests (the mutator spells only the form it picks).
+#[cfg(test)]
+pub(super) fn encodings(from: u64, to: u64, size: u8) -> Vec<(Spelling, Spelling, bool)> {
     let (forms, count) = encoding_forms(from, to, size);
-    for form in &forms[..count] {
-        out.push(form.spell(from, to, size));
-    }
-    out
+    forms[..count]
+        .iter()
+        .map(|form| form.spell(from, to, size))
+        .collect()
 }
 
 /// How a compared integer is spelled in bytes, before spelling it.
@@ -559,7 +560,8 @@ impl EncodingForm {
     }
 }
 
-/// The forms [`encodings`] spells, the first `count` of the array: the
+/// The ways a compared integer of `size` bytes may be spelled in an
+/// input's bytes, the first `count` of the array: the
 /// byte orders ([`byte_orders`]), decimal, and signed decimal when an
 /// operand so read is negative.
 fn encoding_forms(from: u64, to: u64, size: u8) -> ([EncodingForm; 8], usize) {
@@ -580,7 +582,7 @@ fn encoding_forms(from: u64, to: u64, size: u8) -> ([EncodingForm; 8], usize) {
     (forms, count)
 }
 
-/// The byte spellings of [`encodings`], without the decimal ones: what a
+/// The byte spellings of [`encoding_forms`], without the decimal ones: what a
 /// search for a stored checksum or length looks for, spelled only when
 /// asked (a traced run looks up dozens of compared values).
 pub(super) fn byte_encodings(
@@ -596,12 +598,12 @@ pub(super) fn byte_encodings(
     })
 }
 
-/// How many spellings [`encodings`] lists, without spelling them.
+/// How many forms [`encoding_forms`] lists, without listing them.
 pub(super) fn spelling_count(from: u64, to: u64, size: u8) -> usize {
     byte_orders(from, to, size).1 + 1 + usize::from(signed_decimals(from, to, size).is_some())
 }
 
-/// The byte spellings [`encodings`] lists, as `(width, big_endian)`, the
+/// The byte spellings [`encoding_forms`] lists, as `(width, big_endian)`, the
 /// first `count` of the array: each byte order at the compared width and
 /// at the narrower ones of 4 and 2 bytes both operands fit in, less those
 /// that spell `from` as one listed before (a width repeated, or bytes that
@@ -643,53 +645,6 @@ fn signed_decimals(from: u64, to: u64, size: u8) -> Option<(i64, i64)> {
     (signed(from) < 0 || signed(to) < 0).then(|| (signed(from), signed(to)))
 }
 
-/// The spellings [`encodings`] lists, `(from, to, is_decimal_text)`: at
-/// most eight (two byte orders at three widths, two decimals), kept
-/// inline, with no allocation for each comparison tried.
-#[derive(Clone, Copy)]
-pub(super) struct Spellings {
-    items: [(Spelling, Spelling, bool); 8],
-    len: usize,
-}
-
-impl Default for Spellings {
-    fn default() -> Self {
-        let none = Spelling::new(&[]);
-        Spellings {
-            items: [(none, none, false); 8],
-            len: 0,
-        }
-    }
-}
-
-impl Spellings {
-    fn push(&mut self, spelling: (Spelling, Spelling, bool)) {
-        self.items[self.len] = spelling;
-        self.len += 1;
-    }
-}
-
-impl std::ops::Deref for Spellings {
-    type Target = [(Spelling, Spelling, bool)];
-
-    fn deref(&self) -> &Self::Target {
-        &self.items[..self.len]
-    }
-}
-
-impl IntoIterator for Spellings {
-    type Item = (Spelling, Spelling, bool);
-    type IntoIter = std::iter::Take<std::array::IntoIter<Self::Item, 8>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.items.into_iter().take(self.len)
-    }
-}
-
-/// An integer spelled in bytes: a few bytes of it in either order, or its
-/// decimal digits. Kept inline: input-to-state lists every spelling of an
-/// operand for each comparison it tries, and as vectors and strings they
-/// were a tenth of a campaign's time.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct Spelling {
     bytes: [u8; 24],

@@ -162,6 +162,29 @@ fn byte_choices(bytes: &[u8]) -> Vec<u64> {
     bytes.iter().flat_map(|&b| [1, u64::from(b)]).collect()
 }
 
+#[test]
+fn byte_runs_read_into_a_used_buffer_are_the_runs_read_afresh() {
+    type Three = (String, String, String);
+    let runs_of = |text: [&str; 3]| -> Vec<u64> {
+        text.iter()
+            .flat_map(|t| string_choices(t).into_iter().chain([0]))
+            .collect()
+    };
+    let mut buffer = Vec::new();
+    for text in [
+        ["wxyz", "uv", "t"],
+        ["ab", "\u{e9}", "cde"],
+        ["", "", "f"],
+        ["", "", ""],
+    ] {
+        let indices = runs_of(text);
+        let shape = shape_of::<Three>(&indices);
+        bytes::byte_runs_into(&shape, &indices, &mut buffer);
+        assert_eq!(buffer, bytes::byte_runs(&shape, &indices), "{text:?}");
+    }
+    assert!(buffer.is_empty());
+}
+
 /// The values `mutate` makes of `indices` over `tries` seeds.
 fn mutants<T: Generate>(
     indices: &[u64],
